@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cli: command-line options, the commands, what they print, and the exit status */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "config.h"
+#include "decide.h"
+#include "gather.h"
+#include "log.h"
+#include "report.h"
+
+static void help(void)
+{
+        printf("Usage: clockfix [COMMAND] [OPTIONS]\n"
+               "\n"
+               "Sets the clock of a board without a battery-backed RTC from the times its\n"
+               "ext2/3/4 root filesystem recorded, read-only, before anything mounts it.\n"
+               "\n"
+               "Commands:\n"
+               "  status               show the times on disk, the clock and the decision (default)\n"
+               "  set                  move the clock forward to just after the newest plausible time\n"
+               "\n"
+               "Options:\n"
+               "  -d, --device=PATH    read this block device or image file (repeatable);\n"
+               "                       default: root= of the kernel command line, else the\n"
+               "                       filesystem mounted at /, else the / entry of /etc/fstab\n"
+               "      --cmdline=FILE   read root= from FILE instead of /proc/cmdline\n"
+               "      --wait=SECONDS   wait up to SECONDS for the device to appear (default 0)\n"
+               "      --margin=SECONDS added to the newest time (default 1)\n"
+               "      --not-before=TIME\n"
+               "                       the floor: the real time is never earlier (default: the\n"
+               "                       build time of clockfix)\n"
+               "      --not-after=TIME later times are implausible and ignored (default: the\n"
+               "                       floor + 30 years)\n"
+               "      --now=TIME       decide as if the clock read TIME (status, set --dry-run)\n"
+               "  -n, --dry-run        set: decide and say what would be done, change nothing\n"
+               "      --json           status: print one JSON object\n"
+               "  -q, --quiet          log only warnings and errors\n"
+               "  -v, --verbose        log debugging messages too\n"
+               "  -h, --help           show this help\n"
+               "      --version        show the version and the build time\n"
+               "\n"
+               "TIME is UTC: 2026-11-30, 2026-11-30T10:00:00Z, or seconds since the epoch (@1795000000).\n"
+               "\n"
+               "Exit status: 0 the clock is at or past the target (set, or nothing to do);\n"
+               "1 unexpected failure; 2 bad usage; 3 no device gave a usable time (nothing\n"
+               "changed); 4 not allowed to set the clock, needs CAP_SYS_TIME (nothing changed).\n");
+}
+
+static void version(void)
+{
+        char t[ISO_TIME_MAX];
+
+        printf("clockfix %s (built %s)\n", CLOCKFIX_VERSION,
+                format_iso(t, (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC));
+}
+
+void options_done(struct options *o)
+{
+        free(o->devices);
+        o->devices = NULL;
+        o->n_devices = 0;
+}
+
+static int parse_time_option(const char *name, const char *value, usec_t *ret)
+{
+        int r = parse_time(value, ret);
+
+        if (r < 0)
+                return log_error_errno(EINVAL,
+                        "%s: %s \"%s\": use YYYY-MM-DD[THH:MM[:SS]][Z] (UTC) or @SECONDS", name,
+                        r == -ERANGE ? "time out of range" : "not a time", value);
+        return 0;
+}
+
+static int parse_seconds_option(const char *name, const char *value, usec_t *ret)
+{
+        int r = parse_seconds(value, ret);
+
+        if (r < 0)
+                return log_error_errno(EINVAL, "%s: %s \"%s\": give a number of seconds, such as 1 or 0.5",
+                        name, r == -ERANGE ? "out of range" : "not a number of seconds", value);
+        return 0;
+}
+
+int options_parse(int argc, char *argv[], struct options *ret)
+{
+        enum {
+                ARG_CMDLINE = 0x100,
+                ARG_WAIT,
+                ARG_MARGIN,
+                ARG_NOT_BEFORE,
+                ARG_NOT_AFTER,
+                ARG_NOW,
+                ARG_JSON,
+                ARG_VERSION,
+        };
+        static const struct option longopts[] = {
+                { "device", required_argument, NULL, 'd' },
+                { "cmdline", required_argument, NULL, ARG_CMDLINE },
+                { "wait", required_argument, NULL, ARG_WAIT },
+                { "margin", required_argument, NULL, ARG_MARGIN },
+                { "not-before", required_argument, NULL, ARG_NOT_BEFORE },
+                { "not-after", required_argument, NULL, ARG_NOT_AFTER },
+                { "now", required_argument, NULL, ARG_NOW },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "quiet", no_argument, NULL, 'q' },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {},
+        };
+        struct options o = {
+                .command = COMMAND_STATUS,
+                .cmdline_path = "/proc/cmdline",
+                .margin = MARGIN_DEFAULT,
+                .log_level = LOG_INFO,
+        };
+        int c, r = 0;
+
+        /* Sized for the worst case so that collecting --device never fails half-way. */
+        o.devices = calloc((size_t)argc + 1, sizeof(char *));
+        if (!o.devices)
+                return log_error_errno(EINVAL, "Out of memory"), -ENOMEM;
+
+        optind = 0;
+        opterr = 0;
+        while (r == 0 && (c = getopt_long(argc, argv, ":d:nqvh", longopts, NULL)) != -1) {
+                switch (c) {
+                case 'd':
+                        if (optarg[0] == '\0')
+                                r = log_error_errno(EINVAL, "--device: empty path");
+                        else
+                                o.devices[o.n_devices++] = optarg;
+                        break;
+                case ARG_CMDLINE:
+                        o.cmdline_path = optarg;
+                        break;
+                case ARG_WAIT:
+                        r = parse_seconds_option("--wait", optarg, &o.wait);
+                        break;
+                case ARG_MARGIN:
+                        r = parse_seconds_option("--margin", optarg, &o.margin);
+                        break;
+                case ARG_NOT_BEFORE:
+                        r = parse_time_option("--not-before", optarg, &o.not_before);
+                        o.have_not_before = true;
+                        break;
+                case ARG_NOT_AFTER:
+                        r = parse_time_option("--not-after", optarg, &o.not_after);
+                        o.have_not_after = true;
+                        break;
+                case ARG_NOW:
+                        r = parse_time_option("--now", optarg, &o.now);
+                        o.have_now = true;
+                        break;
+                case 'n':
+                        o.dry_run = true;
+                        break;
+                case ARG_JSON:
+                        o.json = true;
+                        break;
+                case 'q':
+                        o.log_level = LOG_WARNING;
+                        break;
+                case 'v':
+                        o.log_level = LOG_DEBUG;
+                        break;
+                case 'h':
+                        help();
+                        r = 1;
+                        break;
+                case ARG_VERSION:
+                        version();
+                        r = 1;
+                        break;
+                case ':':
+                        r = log_error_errno(
+                                EINVAL, "Option %s needs a value (see --help)", argv[optind - 1]);
+                        break;
+                default:
+                        if (optopt)
+                                r = log_error_errno(EINVAL, "Unknown option -%c (see --help)", optopt);
+                        else
+                                r = log_error_errno(
+                                        EINVAL, "Unknown option %s (see --help)", argv[optind - 1]);
+                        break;
+                }
+        }
+        if (r == 0 && optind < argc) {
+                if (strcmp(argv[optind], "status") == 0)
+                        o.command = COMMAND_STATUS;
+                else if (strcmp(argv[optind], "set") == 0)
+                        o.command = COMMAND_SET;
+                else
+                        r = log_error_errno(EINVAL, "Unknown command \"%s\": use status or set (see --help)",
+                                argv[optind]);
+                if (r == 0 && optind + 1 < argc)
+                        r = log_error_errno(
+                                EINVAL, "Unexpected argument \"%s\" (see --help)", argv[optind + 1]);
+        }
+
+        if (r == 0 && o.json && o.command != COMMAND_STATUS)
+                r = log_error_errno(EINVAL, "--json applies to status only");
+        if (r == 0 && o.dry_run && o.command != COMMAND_SET)
+                r = log_error_errno(EINVAL, "--dry-run applies to set only (status never changes anything)");
+        if (r == 0 && o.have_now && o.command == COMMAND_SET && !o.dry_run)
+                r = log_error_errno(EINVAL,
+                        "--now needs --dry-run with set: the clock is set from what it really reads");
+
+        if (r != 0) {
+                options_done(&o);
+                return r;
+        }
+        *ret = o;
+        return 0;
+}
+
+/* The policy of DESIGN.md §3 from the options. 0, or -EINVAL after logging. */
+static int make_policy(const struct options *o, struct policy *ret)
+{
+        struct policy p = {
+                .floor = o->have_not_before ? o->not_before : (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC,
+                .margin = o->margin,
+        };
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX];
+
+        if (o->have_not_after)
+                p.not_after = o->not_after;
+        else
+                p.not_after = p.floor > USEC_INFINITY - NOT_AFTER_DEFAULT_SPAN
+                        ? USEC_INFINITY
+                        : p.floor + NOT_AFTER_DEFAULT_SPAN;
+
+        switch (policy_validate(&p)) {
+        case 0:
+                break;
+        case -EINVAL:
+                return log_error_errno(EINVAL, "--not-after %s is before the floor %s (%s)",
+                        format_iso(a, p.not_after), format_iso(b, p.floor),
+                        o->have_not_before ? "--not-before" : "build time");
+        default:
+                return log_error_errno(EINVAL, "--margin is too large for --not-after");
+        }
+        *ret = p;
+        return 0;
+}
+
+static const char *device_name(const struct device_report *d)
+{
+        return d->path ? d->path : d->spec;
+}
+
+/*
+ * One line per device that could not help, at level: unreadable devices,
+ * untrusted superblocks, and readable ones none of whose times is usable.
+ * Single implausible times next to usable ones get a warning of their own.
+ */
+static void explain_devices(const struct evidence *ev, const struct policy *p, int level)
+{
+        char problem[512], a[ISO_TIME_MAX], b[ISO_TIME_MAX];
+
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const struct device_report *d = ev->devices + i;
+                size_t n = 0, usable = 0, late = 0;
+
+                if (!d->have_sb || d->sb.checksum_bad) {
+                        log_internal(level, 0, "%s: %s", device_name(d),
+                                device_problem(d, problem, sizeof(problem)));
+                        continue;
+                }
+                if (d->sb.truncated)
+                        log_warning("%s: %s", device_name(d), device_problem(d, problem, sizeof(problem)));
+
+                for (size_t j = 0; j < ev->n_candidates; j++) {
+                        const struct candidate *c = ev->candidates + j;
+                        if (c->device != d->path)
+                                continue;
+                        n++;
+                        switch (candidate_verdict(p, c)) {
+                        case VERDICT_PLAUSIBLE:
+                        case VERDICT_BEFORE_FLOOR:
+                                usable++;
+                                break;
+                        case VERDICT_AFTER_NOT_AFTER:
+                                late++;
+                                break;
+                        default:
+                                break;
+                        }
+                }
+
+                if (n == 0)
+                        log_internal(level, 0,
+                                "%s: no time is set in its superblock (never mounted, or zeroed)",
+                                device_name(d));
+                else if (usable == 0)
+                        log_internal(level, 0,
+                                "%s: all its times are after not-after %s: corrupt or crafted superblock? (or "
+                                "raise --not-after): not used",
+                                device_name(d), format_iso(a, p->not_after));
+                else if (late > 0)
+                        for (size_t j = 0; j < ev->n_candidates; j++) {
+                                const struct candidate *c = ev->candidates + j;
+                                if (c->device == d->path &&
+                                        candidate_verdict(p, c) == VERDICT_AFTER_NOT_AFTER)
+                                        log_warning("%s: %s %s is after not-after %s, ignored",
+                                                device_name(d), c->source, format_iso(a, c->time),
+                                                format_iso(b, p->not_after));
+                        }
+        }
+        if (ev->n_devices == 0)
+                log_internal(level, 0,
+                        "No root filesystem found: give --device PATH, or root= on the kernel command line");
+}
+
+/* "superblock:last_write of /dev/mmcblk0p2", or "the floor (build time)" */
+static void describe_estimate(const struct decision *d, const char *floor_origin, char *buf, size_t size)
+{
+        if (d->winner)
+                snprintf(buf, size, "%s of %s", d->winner->source, d->winner->device);
+        else
+                snprintf(buf, size, "the floor (%s), no disk time being later", floor_origin);
+}
+
+static int do_set(const struct options *o, usec_t now, const struct decision *d, const char *floor_origin)
+{
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], why[512];
+        int64_t delta;
+        int r;
+
+        describe_estimate(d, floor_origin, why, sizeof(why));
+        delta = d->target >= now ? (int64_t)((d->target - now) / USEC_PER_SEC)
+                                 : -(int64_t)((now - d->target) / USEC_PER_SEC);
+
+        if (d->action == ACTION_NONE) {
+                log_info("Clock %s is already at or past %s from %s: left alone", format_iso(a, now),
+                        format_iso(b, d->target), why);
+                return EXIT_OK;
+        }
+
+        const char *direction = d->target >= now ? "forward" : "back (it was after not-after)";
+        if (o->dry_run) {
+                log_notice("Would move clock %s from %s to %s (%+" PRId64
+                           " s) from %s; --dry-run: not changed",
+                        direction, format_iso(a, now), format_iso(b, d->target), delta, why);
+                return EXIT_OK;
+        }
+
+        r = clock_set(d->target);
+        if (r == -EPERM)
+                return log_error(
+                               "Cannot set the clock: permission denied (needs CAP_SYS_TIME: run as root); "
+                               "clock left at %s",
+                               format_iso(a, now)),
+                       EXIT_PERMISSION;
+        if (r < 0)
+                return log_error_errno(r, "Cannot set the clock to %s: %m; clock left at %s",
+                               format_iso(b, d->target), format_iso(a, now)),
+                       EXIT_FAIL;
+
+        log_notice("Clock moved %s from %s to %s (%+" PRId64 " s) from %s", direction, format_iso(a, now),
+                format_iso(b, d->target), delta, why);
+        return EXIT_OK;
+}
+
+int cli_main(int argc, char *argv[])
+{
+        struct options o;
+        struct policy policy;
+        struct evidence ev;
+        struct decision d;
+        int r, status;
+
+        log_open();
+        r = options_parse(argc, argv, &o);
+        if (r != 0)
+                return r > 0 ? EXIT_OK : EXIT_USAGE;
+        log_set_max_level(o.log_level);
+
+        if (make_policy(&o, &policy) < 0) {
+                options_done(&o);
+                return EXIT_USAGE;
+        }
+
+        struct gather_config config = {
+                .devices = o.devices,
+                .n_devices = o.n_devices,
+                .cmdline_path = o.cmdline_path,
+                .mountinfo_path = "/proc/self/mountinfo",
+                .fstab_path = "/etc/fstab",
+                .wait = o.wait,
+        };
+        r = gather(&config, &ev);
+        if (r < 0) {
+                options_done(&o);
+                return log_error_errno(r, "Cannot gather times: %m"), EXIT_FAIL;
+        }
+
+        /* Read the clock only now: gathering may have waited for the device. */
+        usec_t now = o.have_now ? o.now : clock_now();
+        const char *floor_origin = o.have_not_before ? "--not-before" : "build time";
+
+        r = decide(&policy, now, ev.candidates, ev.n_candidates, &d);
+        if (r < 0) {
+                /* make_policy() validated the policy: not reached. */
+                status = EXIT_FAIL;
+                log_error_errno(r, "Cannot decide: %m");
+                goto finish;
+        }
+
+        if (o.command == COMMAND_STATUS) {
+                struct status s = {
+                        .policy = &policy,
+                        .floor_origin = floor_origin,
+                        .now = now,
+                        .ntp_synchronized = clock_ntp_synchronized(),
+                        .evidence = &ev,
+                        .decision = &d,
+                };
+                if (o.json)
+                        report_json(stdout, &s);
+                else
+                        report_text(stdout, &s);
+                if (fflush(stdout) != 0) {
+                        log_error_errno(errno, "Cannot write the report: %m");
+                        status = EXIT_FAIL;
+                        goto finish;
+                }
+                if (d.action == ACTION_UNAVAILABLE)
+                        explain_devices(&ev, &policy, LOG_ERR);
+                status = d.action == ACTION_UNAVAILABLE ? EXIT_NO_SOURCE : EXIT_OK;
+                goto finish;
+        }
+
+        explain_devices(&ev, &policy, d.action == ACTION_UNAVAILABLE ? LOG_ERR : LOG_WARNING);
+        if (d.action == ACTION_UNAVAILABLE)
+                status = EXIT_NO_SOURCE;
+        else
+                status = do_set(&o, now, &d, floor_origin);
+
+finish:
+        evidence_free(&ev);
+        options_done(&o);
+        return status;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* decide: from candidate times and the current clock to what the clock should read (pure) */
+
+#include <errno.h>
+
+#include "decide.h"
+
+int policy_validate(const struct policy *p)
+{
+        if (p->floor > p->not_after)
+                return -EINVAL;
+        if (p->not_after > USEC_INFINITY - p->margin)
+                return -EOVERFLOW;
+        return 0;
+}
+
+enum verdict candidate_verdict(const struct policy *p, const struct candidate *c)
+{
+        if (c->untrusted)
+                return VERDICT_UNTRUSTED;
+        if (c->time > p->not_after)
+                return VERDICT_AFTER_NOT_AFTER;
+        if (c->time < p->floor)
+                return VERDICT_BEFORE_FLOOR;
+        return VERDICT_PLAUSIBLE;
+}
+
+int decide(const struct policy *p, usec_t now, const struct candidate *candidates, size_t n,
+        struct decision *ret)
+{
+        const struct candidate *winner = NULL;
+        bool evidence = false;
+        int r;
+
+        r = policy_validate(p);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct candidate *c = candidates + i;
+
+                switch (candidate_verdict(p, c)) {
+                case VERDICT_PLAUSIBLE:
+                        if (!winner || c->time > winner->time)
+                                winner = c;
+                        evidence = true;
+                        break;
+                case VERDICT_BEFORE_FLOOR:
+                        /* The disk is readable and sane, merely older than this binary. */
+                        evidence = true;
+                        break;
+                default:
+                        break;
+                }
+        }
+
+        if (!evidence) {
+                *ret = (struct decision){ .action = ACTION_UNAVAILABLE,
+                        .clock_implausible = now > p->not_after };
+                return 0;
+        }
+
+        /* A candidate equal to the floor still names its source: the disk, not the build, said so. */
+        usec_t estimate = winner ? winner->time : p->floor;
+        usec_t target = estimate + p->margin; /* cannot overflow: estimate <= not_after, validated above */
+        bool implausible = now > p->not_after;
+
+        *ret = (struct decision){
+                .action = now < target || implausible ? ACTION_SET : ACTION_NONE,
+                .estimate = estimate,
+                .target = target,
+                .winner = winner,
+                .clock_implausible = implausible,
+        };
+        return 0;
+}
+
+const char *verdict_to_string(enum verdict v)
+{
+        static const char *const table[_VERDICT_MAX] = {
+                [VERDICT_PLAUSIBLE] = "plausible",
+                [VERDICT_BEFORE_FLOOR] = "before_floor",
+                [VERDICT_AFTER_NOT_AFTER] = "after_not_after",
+                [VERDICT_UNTRUSTED] = "bad_checksum",
+        };
+        return (unsigned)v < _VERDICT_MAX ? table[v] : "invalid";
+}
+
+const char *verdict_to_text(enum verdict v)
+{
+        static const char *const table[_VERDICT_MAX] = {
+                [VERDICT_PLAUSIBLE] = "plausible",
+                [VERDICT_BEFORE_FLOOR] = "before the floor",
+                [VERDICT_AFTER_NOT_AFTER] = "after not-after",
+                [VERDICT_UNTRUSTED] = "bad checksum",
+        };
+        return (unsigned)v < _VERDICT_MAX ? table[v] : "invalid";
+}
+
+const char *action_to_string(enum action a)
+{
+        static const char *const table[_ACTION_MAX] = {
+                [ACTION_UNAVAILABLE] = "unavailable",
+                [ACTION_NONE] = "none",
+                [ACTION_SET] = "set",
+        };
+        return (unsigned)a < _ACTION_MAX ? table[a] : "invalid";
+}

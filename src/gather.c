@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gather: from devices named on the command line or found as root, to candidate times */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "gather.h"
+#include "log.h"
+#include "rootdev.h"
+
+const char *origin_to_text(enum origin o)
+{
+        static const char *const table[_ORIGIN_MAX] = {
+                [ORIGIN_OPTION] = "--device",
+                [ORIGIN_CMDLINE] = "root= on the kernel command line",
+                [ORIGIN_MOUNTINFO] = "the filesystem mounted at /",
+                [ORIGIN_FSTAB] = "the / entry of fstab",
+        };
+        return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
+}
+
+const char *origin_to_string(enum origin o)
+{
+        static const char *const table[_ORIGIN_MAX] = {
+                [ORIGIN_OPTION] = "option",
+                [ORIGIN_CMDLINE] = "cmdline",
+                [ORIGIN_MOUNTINFO] = "mountinfo",
+                [ORIGIN_FSTAB] = "fstab",
+        };
+        return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
+}
+
+static struct device_report *add_device(struct evidence *ev, enum origin origin, const char *spec)
+{
+        struct device_report *n = realloc(ev->devices, (ev->n_devices + 1) * sizeof(*n));
+
+        if (!n)
+                return NULL;
+        ev->devices = n;
+        n = ev->devices + ev->n_devices;
+        *n = (struct device_report){ .origin = origin, .spec = strdup(spec) };
+        if (!n->spec)
+                return NULL;
+        ev->n_devices++;
+        return n;
+}
+
+/* Was this device already read under another name (root= and mountinfo naming one disk)? */
+static bool already_tried(const struct evidence *ev, const char *path)
+{
+        struct stat a, b;
+
+        if (stat(path, &a) < 0)
+                return false;
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const struct device_report *d = ev->devices + i;
+                if (!d->path || stat(d->path, &b) < 0)
+                        continue;
+                if (S_ISBLK(a.st_mode) ? a.st_rdev == b.st_rdev
+                                       : (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+                        return true;
+        }
+        return false;
+}
+
+/* Records a root that is not on a local block device (nfs, tmpfs, overlay, rootfs) and moves on. */
+static int add_skipped(struct evidence *ev, enum origin origin, const char *spec, const char *fstype)
+{
+        struct device_report *d = add_device(ev, origin, spec);
+
+        if (!d)
+                return -ENOMEM;
+        d->error = -EPROTONOSUPPORT;
+        if (fstype) {
+                d->fstype = strdup(fstype);
+                if (!d->fstype)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/*
+ * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
+ * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
+ */
+static int try_spec(
+        struct evidence *ev, enum origin origin, const char *spec, const char *fstype, usec_t deadline)
+{
+        struct device_report *d;
+        char *path = NULL;
+        int r;
+
+        enum spec_kind kind = spec_classify(spec);
+
+        /* --device takes a path, relative or not, or a tag; the other origins follow kernel syntax. */
+        if (origin == ORIGIN_OPTION && kind != SPEC_TAG)
+                kind = SPEC_PATH;
+        if (kind == SPEC_NETWORK)
+                return add_skipped(ev, origin, spec, fstype ? fstype : "a network filesystem");
+
+        r = rootdev_resolve(spec, kind, deadline, &path);
+        if (r == -ENOMEM)
+                return r;
+        if (r == 0 && origin != ORIGIN_OPTION && already_tried(ev, path)) {
+                /* root= and mountinfo naming the same device: it was read (or failed) already. */
+                free(path);
+                return 0;
+        }
+
+        d = add_device(ev, origin, spec);
+        if (!d) {
+                free(path);
+                return -ENOMEM;
+        }
+        if (r < 0) {
+                d->error = r;
+                return 0;
+        }
+        d->path = path;
+
+        r = superblock_read(d->path, &d->sb, &d->reason);
+        if (r == -ENOMEM)
+                return r;
+        /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
+        if (r == -EMEDIUMTYPE && probe_fstype(d->path, &d->fstype) == -ENOMEM)
+                return -ENOMEM;
+        d->error = r;
+        d->have_sb = r >= 0;
+        return d->have_sb;
+}
+
+static int add_candidates(struct evidence *ev, const struct device_report *d)
+{
+        for (enum sb_time t = 0; t < _SB_TIME_MAX; t++) {
+                usec_t u;
+
+                /* 0 means never set ("n/a" in dumpe2fs): not a time. */
+                if (d->sb.time_sec[t] == 0)
+                        continue;
+                if (!sec_to_usec(d->sb.time_sec[t], &u))
+                        u = USEC_INFINITY; /* cannot happen with 40-bit times; implausible anyway */
+
+                struct candidate *n = realloc(ev->candidates, (ev->n_candidates + 1) * sizeof(*n));
+                if (!n)
+                        return -ENOMEM;
+                ev->candidates = n;
+                ev->candidates[ev->n_candidates++] = (struct candidate){
+                        .device = d->path,
+                        .source = sb_time_source(t),
+                        .time = u,
+                        .untrusted = d->sb.checksum_bad,
+                };
+        }
+        return 0;
+}
+
+static int root_from_cmdline(const struct gather_config *config, struct evidence *ev, usec_t deadline)
+{
+        char *cmdline = NULL, *spec = NULL;
+        int r;
+
+        r = read_small_file(config->cmdline_path, &cmdline);
+        if (r < 0)
+                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->cmdline_path), 0;
+        r = cmdline_find_root(cmdline, &spec);
+        free(cmdline);
+        if (r <= 0)
+                return r;
+        r = try_spec(ev, ORIGIN_CMDLINE, spec, NULL, deadline);
+        free(spec);
+        return r;
+}
+
+static int root_from_mountinfo(const struct gather_config *config, struct evidence *ev, usec_t deadline)
+{
+        char *fstype = NULL, *source = NULL;
+        char name[32];
+        dev_t devno;
+        int r;
+
+        r = mountinfo_find_root(config->mountinfo_path, &devno, &fstype, &source);
+        if (r < 0)
+                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path), 0;
+        if (r == 0)
+                return 0;
+
+        /* Major 0: tmpfs, overlay, nfs, the initramfs' rootfs; no block device behind it. */
+        if (major(devno) == 0)
+                r = add_skipped(ev, ORIGIN_MOUNTINFO, source, fstype);
+        else {
+                /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
+                snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
+                r = try_spec(ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
+        }
+        free(fstype);
+        free(source);
+        return r;
+}
+
+static int root_from_fstab(const struct gather_config *config, struct evidence *ev, usec_t deadline)
+{
+        char *spec = NULL, *fstype = NULL;
+        int r;
+
+        r = fstab_find_root(config->fstab_path, &spec, &fstype);
+        if (r < 0)
+                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path), 0;
+        if (r == 0)
+                return 0;
+
+        /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
+        enum spec_kind kind = spec_classify(spec);
+        if (kind == SPEC_TAG || kind == SPEC_PATH)
+                r = try_spec(ev, ORIGIN_FSTAB, spec, fstype, deadline);
+        else
+                r = add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
+        free(spec);
+        free(fstype);
+        return r;
+}
+
+/* Tries root=, then mountinfo, then fstab, until one device is read. 0 or -ENOMEM. */
+static int gather_root(const struct gather_config *config, struct evidence *ev, usec_t deadline)
+{
+        int r = 0;
+
+        if (config->cmdline_path)
+                r = root_from_cmdline(config, ev, deadline);
+        if (r == 0 && config->mountinfo_path)
+                r = root_from_mountinfo(config, ev, deadline);
+        if (r == 0 && config->fstab_path)
+                r = root_from_fstab(config, ev, deadline);
+        return r < 0 ? r : 0;
+}
+
+int gather(const struct gather_config *config, struct evidence *ev)
+{
+        usec_t deadline = config->wait > 0 ? now_monotonic() + config->wait : 0;
+        int r = 0;
+
+        *ev = (struct evidence){ 0 };
+
+        if (config->n_devices > 0) {
+                for (size_t i = 0; i < config->n_devices && r >= 0; i++)
+                        r = try_spec(ev, ORIGIN_OPTION, config->devices[i], NULL, deadline);
+        } else
+                r = gather_root(config, ev, deadline);
+        if (r < 0)
+                goto fail;
+
+        for (size_t i = 0; i < ev->n_devices; i++)
+                if (ev->devices[i].have_sb) {
+                        r = add_candidates(ev, ev->devices + i);
+                        if (r < 0)
+                                goto fail;
+                }
+        return 0;
+
+fail:
+        evidence_free(ev);
+        return r;
+}
+
+void evidence_free(struct evidence *ev)
+{
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                free(ev->devices[i].spec);
+                free(ev->devices[i].path);
+                free(ev->devices[i].fstype);
+        }
+        free(ev->devices);
+        free(ev->candidates);
+        *ev = (struct evidence){ 0 };
+}
+
+size_t evidence_devices_read(const struct evidence *ev)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < ev->n_devices; i++)
+                n += ev->devices[i].have_sb;
+        return n;
+}
+
+char *device_problem(const struct device_report *d, char *buf, size_t size)
+{
+        const char *reason = d->reason;
+
+        switch (d->error) {
+        case 0:
+                if (d->sb.checksum_bad)
+                        snprintf(buf, size,
+                                "superblock checksum does not match: corrupt filesystem, its times "
+                                "are not trusted (run e2fsck)");
+                else if (d->sb.truncated)
+                        snprintf(buf, size,
+                                "filesystem claims %" PRIu64 " bytes but the device has %" PRIu64
+                                ": truncated image or wrong partition table? Its times are still used",
+                                d->sb.fs_bytes, d->sb.device_bytes);
+                else
+                        snprintf(buf, size, "ok");
+                break;
+        case -ENOENT:
+                snprintf(buf, size,
+                        "no such device or file (check the name, or give it time to appear with "
+                        "--wait SECONDS)");
+                break;
+        case -ETIMEDOUT:
+                snprintf(buf, size,
+                        "device did not appear within the --wait time (is the driver or "
+                        "module for it loaded? check root= and the device name)");
+                break;
+        case -EACCES:
+        case -EPERM:
+                snprintf(buf, size, "permission denied (run as root, or give this user read access to it)");
+                break;
+        case -EISDIR:
+                snprintf(buf, size, "is a directory, not a block device or filesystem image");
+                break;
+        case -ENOTBLK:
+                snprintf(buf, size, "is not a block device or filesystem image file");
+                break;
+        case -ENODATA:
+                snprintf(buf, size, "too small to hold an ext2/3/4 superblock (empty or cut short)");
+                break;
+        case -EMEDIUMTYPE:
+                if (d->fstype)
+                        snprintf(buf, size, "holds %s, not ext2/3/4: skipped", d->fstype);
+                else
+                        snprintf(buf, size, "no ext2/3/4 filesystem found (bad superblock magic)");
+                break;
+        case -EPROTONOSUPPORT:
+                if (d->fstype)
+                        snprintf(buf, size, "root is %s, not a local ext2/3/4 device: skipped", d->fstype);
+                else
+                        snprintf(buf, size, "does not name a local block device clockfix can find: skipped");
+                break;
+        case -EUCLEAN:
+                snprintf(buf, size, "corrupt superblock: %s (run e2fsck)",
+                        reason ? reason : "invalid values");
+                break;
+        case -EOPNOTSUPP:
+                snprintf(buf, size, "cannot be read by this libext2fs: %s",
+                        reason ? reason : "unsupported features");
+                break;
+        case -EIO:
+                snprintf(buf, size, "read failed: %s", reason ? reason : "input/output error");
+                break;
+        default:
+                snprintf(buf, size, "%s", strerror(-d->error));
+                break;
+        }
+        return buf;
+}

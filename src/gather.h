@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gather: from devices named on the command line or found as root, to candidate times */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "decide.h"
+#include "superblock.h"
+#include "time-util.h"
+
+/* Where a device came from, in the order they are tried. */
+enum origin {
+        ORIGIN_OPTION,    /* --device */
+        ORIGIN_CMDLINE,   /* root= on the kernel command line */
+        ORIGIN_MOUNTINFO, /* the filesystem mounted at / */
+        ORIGIN_FSTAB,     /* the entry for / in fstab */
+        _ORIGIN_MAX,
+};
+
+/* One device that was tried, whether or not it could be read. */
+struct device_report {
+        enum origin origin;
+        char *spec;         /* as named: "UUID=...", "/dev/mmcblk0p2", "254:0" */
+        char *path;         /* the device path it resolved to, or NULL */
+        int error;          /* 0, or a negative errno (see superblock_read(), rootdev_resolve()) */
+        const char *reason; /* libext2fs' text for error, or NULL */
+        char *fstype;       /* what it holds instead, when not ext2/3/4 ("vfat", "nfs", ...) */
+        bool have_sb;
+        struct superblock sb;
+};
+
+struct evidence {
+        struct device_report *devices;
+        size_t n_devices;
+        struct candidate *candidates; /* point into devices[].path: keep devices while in use */
+        size_t n_candidates;
+};
+
+struct gather_config {
+        char *const *devices; /* --device arguments; when any are given nothing else is searched */
+        size_t n_devices;
+        const char *cmdline_path;   /* the kernel command line, normally /proc/cmdline */
+        const char *mountinfo_path; /* normally /proc/self/mountinfo */
+        const char *fstab_path;     /* normally /etc/fstab */
+        usec_t wait;                /* how long to wait for a device to appear; 0: do not wait */
+};
+
+/*
+ * Reads every --device, or else the root filesystem found first through the
+ * kernel command line, mountinfo and fstab, in that order: a source that
+ * names no local ext2/3/4 device is recorded and the next is tried. Every
+ * device tried is recorded in ev->devices, readable or not; the times of the
+ * readable ones become ev->candidates.
+ * Returns 0 (even if nothing could be read), or -ENOMEM.
+ */
+int gather(const struct gather_config *config, struct evidence *ev);
+
+void evidence_free(struct evidence *ev);
+
+/* Number of devices that could be read. */
+size_t evidence_devices_read(const struct evidence *ev);
+
+/* "--device", "root= on the kernel command line", ... */
+const char *origin_to_text(enum origin o);
+/* "option", "cmdline", "mountinfo", "fstab" */
+const char *origin_to_string(enum origin o);
+
+/*
+ * A line for people saying what is wrong with a device and what to do, without
+ * the device's name: "no such file or device (check the name, or give it time
+ * with --wait SECONDS)". Returns buf.
+ */
+char *device_problem(const struct device_report *d, char *buf, size_t size);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* log: one-line messages on stderr, with syslog priority prefixes where a reader parses them */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int max_level = LOG_INFO;
+static bool prefix_priority = true; /* "<N>" before each line */
+static bool prefix_name = true;     /* "clockfix: " before each line */
+
+/* True when JOURNAL_STREAM ("device:inode") names the file stderr is. */
+static bool stderr_is_journal(void)
+{
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void log_open(void)
+{
+        if (isatty(STDERR_FILENO)) {
+                prefix_priority = false;
+                prefix_name = true;
+        } else {
+                prefix_priority = true;
+                prefix_name = !stderr_is_journal();
+        }
+}
+
+void log_set_max_level(int level)
+{
+        max_level = level;
+}
+
+int log_get_max_level(void)
+{
+        return max_level;
+}
+
+int log_internal(int level, int error, const char *format, ...)
+{
+        int saved = errno;
+        va_list ap;
+
+        if (error < 0)
+                error = -error;
+        if (level > max_level)
+                return -error;
+
+        /* Build the line first and write it once, so concurrent writers do not interleave. */
+        char line[1024];
+        int n = 0;
+        if (prefix_priority)
+                n = snprintf(line, sizeof(line), "<%d>", level);
+        if (prefix_name)
+                n += snprintf(line + n, sizeof(line) - (size_t)n, "clockfix: ");
+        errno = error; /* for %m */
+        va_start(ap, format);
+        int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, format, ap);
+        va_end(ap);
+        if (m < 0)
+                m = 0;
+        n += m;
+        if ((size_t)n > sizeof(line) - 2)
+                n = (int)sizeof(line) - 2;
+        line[n++] = '\n';
+        (void)!write(STDERR_FILENO, line, (size_t)n);
+
+        errno = saved;
+        return -error;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* log: one-line messages on stderr, with syslog priority prefixes where a reader parses them */
+#pragma once
+
+#include <stdarg.h>
+#include <syslog.h>
+
+/*
+ * Messages go to stderr, one line each. On a terminal they read
+ * "clockfix: text". Anywhere else (the kernel console in an initramfs, a
+ * journal stream under systemd, a pipe) each line starts with "<N>", the
+ * syslog priority, which journald and the kernel's log parse; under systemd
+ * (JOURNAL_STREAM names our stderr) the journal already knows who we are,
+ * so the "clockfix: " prefix is left out.
+ */
+
+void log_open(void);
+void log_set_max_level(int level);
+int log_get_max_level(void);
+
+/*
+ * Logs at level; error, if non-zero, is an errno (either sign) that "%m"
+ * expands to. Returns -abs(error) so a caller can log and return in one line.
+ */
+int log_internal(int level, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+#define log_debug(...)                log_internal(LOG_DEBUG, 0, __VA_ARGS__)
+#define log_info(...)                 log_internal(LOG_INFO, 0, __VA_ARGS__)
+#define log_notice(...)               log_internal(LOG_NOTICE, 0, __VA_ARGS__)
+#define log_warning(...)              log_internal(LOG_WARNING, 0, __VA_ARGS__)
+#define log_error(...)                log_internal(LOG_ERR, 0, __VA_ARGS__)
+#define log_debug_errno(error, ...)   log_internal(LOG_DEBUG, error, __VA_ARGS__)
+#define log_warning_errno(error, ...) log_internal(LOG_WARNING, error, __VA_ARGS__)
+#define log_error_errno(error, ...)   log_internal(LOG_ERR, error, __VA_ARGS__)

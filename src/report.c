@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* report: what `clockfix status` prints, for people (a table) and for programs (JSON) */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Length of the valid UTF-8 sequence at s, or 0 if the bytes there are not one. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+        unsigned char c = s[0];
+        size_t n;
+        uint32_t cp;
+
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf)
+                n = 2, cp = c & 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+                n = 3, cp = c & 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+                n = 4, cp = c & 0x07;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = cp << 6 | (s[i] & 0x3f);
+        }
+        /* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+                (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return n;
+}
+
+void json_string(FILE *f, const char *s)
+{
+        const unsigned char *p = (const unsigned char *)s;
+
+        if (!s) {
+                fputs("null", f);
+                return;
+        }
+        fputc('"', f);
+        while (*p) {
+                size_t n = utf8_sequence(p);
+
+                if (n == 0) {
+                        fputs("\\ufffd", f);
+                        p++;
+                } else if (*p == '"' || *p == '\\') {
+                        fputc('\\', f);
+                        fputc(*p++, f);
+                } else if (*p < 0x20 || *p == 0x7f) {
+                        fprintf(f, "\\u%04x", *p++);
+                } else {
+                        fwrite(p, 1, n, f);
+                        p += n;
+                }
+        }
+        fputc('"', f);
+}
+
+static void json_time(FILE *f, usec_t t, bool present)
+{
+        if (present)
+                fprintf(f, "%" PRIu64, t / USEC_PER_SEC);
+        else
+                fputs("null", f);
+}
+
+static const char *device_name(const struct device_report *d)
+{
+        return d->path ? d->path : d->spec;
+}
+
+void report_json(FILE *f, const struct status *s)
+{
+        const struct decision *d = s->decision;
+        const struct evidence *ev = s->evidence;
+        bool have = d->action != ACTION_UNAVAILABLE;
+        char problem[512];
+
+        fprintf(f, "{\"now\":%" PRIu64 ",\"estimate\":", s->now / USEC_PER_SEC);
+        json_time(f, d->estimate, have);
+        fputs(",\"source\":", f);
+        json_string(f, !have ? NULL : d->winner ? d->winner->source : "build");
+        fputs(",\"device\":", f);
+        json_string(f, have && d->winner ? d->winner->device : NULL);
+        fputs(",\"target\":", f);
+        json_time(f, d->target, have);
+        fprintf(f, ",\"action\":\"%s\"", action_to_string(d->action));
+        fprintf(f, ",\"clock_implausible\":%s", d->clock_implausible ? "true" : "false");
+        fprintf(f, ",\"floor\":%" PRIu64 ",\"floor_source\":", s->policy->floor / USEC_PER_SEC);
+        json_string(f, s->floor_origin);
+        fprintf(f, ",\"not_after\":%" PRIu64 ",\"margin_usec\":%" PRIu64,
+                s->policy->not_after / USEC_PER_SEC, s->policy->margin);
+        fprintf(f, ",\"ntp_synchronized\":%s",
+                s->ntp_synchronized < 0       ? "null"
+                        : s->ntp_synchronized ? "true"
+                                              : "false");
+
+        fputs(",\"devices\":[", f);
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const struct device_report *dev = ev->devices + i;
+
+                fputs(i ? ",{\"device\":" : "{\"device\":", f);
+                json_string(f, device_name(dev));
+                fputs(",\"spec\":", f);
+                json_string(f, dev->spec);
+                fprintf(f, ",\"origin\":\"%s\",\"readable\":%s", origin_to_string(dev->origin),
+                        dev->have_sb ? "true" : "false");
+                fputs(",\"error\":", f);
+                json_string(f, dev->error ? device_problem(dev, problem, sizeof(problem)) : NULL);
+                fputs(",\"fstype\":", f);
+                json_string(f, dev->fstype);
+                if (dev->have_sb) {
+                        fputs(",\"uuid\":", f);
+                        json_string(f, dev->sb.uuid);
+                        fputs(",\"label\":", f);
+                        json_string(f, dev->sb.label);
+                        fprintf(f,
+                                ",\"checksum_bad\":%s,\"needs_recovery\":%s,\"truncated\":%s"
+                                ",\"fs_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64,
+                                dev->sb.checksum_bad ? "true" : "false",
+                                dev->sb.needs_recovery ? "true" : "false",
+                                dev->sb.truncated ? "true" : "false", dev->sb.fs_bytes,
+                                dev->sb.device_bytes);
+                }
+                fputc('}', f);
+        }
+
+        fputs("],\"sources\":[", f);
+        for (size_t i = 0; i < ev->n_candidates; i++) {
+                const struct candidate *c = ev->candidates + i;
+                enum verdict v = candidate_verdict(s->policy, c);
+
+                fputs(i ? ",{\"device\":" : "{\"device\":", f);
+                json_string(f, c->device);
+                fputs(",\"source\":", f);
+                json_string(f, c->source);
+                fprintf(f,
+                        ",\"time\":%" PRIu64 ",\"time_usec\":%" PRIu64
+                        ",\"plausible\":%s,\"verdict\":\"%s\"",
+                        c->time / USEC_PER_SEC, c->time, v == VERDICT_PLAUSIBLE ? "true" : "false",
+                        verdict_to_string(v));
+                fprintf(f, ",\"winner\":%s}", d->winner == c ? "true" : "false");
+        }
+        fputs("]}\n", f);
+}
+
+void report_text(FILE *f, const struct status *s)
+{
+        const struct decision *d = s->decision;
+        const struct evidence *ev = s->evidence;
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], problem[512];
+        int wdev = (int)strlen("DEVICE"), wsrc = (int)strlen("SOURCE");
+
+        if (ev->n_devices == 0)
+                fputs("No root filesystem found (give --device PATH, or root= on the kernel command line).\n",
+                        f);
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const struct device_report *dev = ev->devices + i;
+
+                fprintf(f, "Device %s (%s", device_name(dev), origin_to_text(dev->origin));
+                if (dev->path && strcmp(dev->spec, dev->path) != 0)
+                        fprintf(f, " %s", dev->spec);
+                fputs("): ", f);
+                if (dev->have_sb) {
+                        fprintf(f, "ext2/3/4, UUID %s", dev->sb.uuid);
+                        if (dev->sb.label[0])
+                                fprintf(f, ", label \"%s\"", dev->sb.label);
+                        if (dev->sb.needs_recovery)
+                                fputs(", journal needs recovery (mounted, or not cleanly unmounted)", f);
+                        if (dev->sb.checksum_bad || dev->sb.truncated)
+                                fprintf(f, "; %s", device_problem(dev, problem, sizeof(problem)));
+                        fputc('\n', f);
+                } else
+                        fprintf(f, "%s\n", device_problem(dev, problem, sizeof(problem)));
+        }
+
+        if (ev->n_candidates > 0) {
+                for (size_t i = 0; i < ev->n_candidates; i++) {
+                        int n = (int)strlen(ev->candidates[i].device);
+                        wdev = n > wdev ? n : wdev;
+                        n = (int)strlen(ev->candidates[i].source);
+                        wsrc = n > wsrc ? n : wsrc;
+                }
+                fprintf(f, "\n%-*s  %-*s  %-20s  %s\n", wdev, "DEVICE", wsrc, "SOURCE", "TIME (UTC)",
+                        "VERDICT");
+                for (size_t i = 0; i < ev->n_candidates; i++) {
+                        const struct candidate *c = ev->candidates + i;
+                        fprintf(f, "%-*s  %-*s  %-20s  %s%s\n", wdev, c->device, wsrc, c->source,
+                                format_iso(a, c->time), verdict_to_text(candidate_verdict(s->policy, c)),
+                                d->winner == c ? " (estimate)" : "");
+                }
+        }
+
+        fprintf(f, "\nClock now:  %s (%s)\n", format_iso(a, s->now),
+                s->ntp_synchronized < 0           ? "NTP state unknown"
+                        : s->ntp_synchronized > 0 ? "synchronized by NTP"
+                                                  : "not synchronized by NTP");
+        fprintf(f, "Floor:      %s (%s)\n", format_iso(a, s->policy->floor), s->floor_origin);
+        fprintf(f, "Not after:  %s\n", format_iso(a, s->policy->not_after));
+        if (d->action == ACTION_UNAVAILABLE) {
+                fputs("Estimate:   none: no device gave a usable time\n", f);
+                fputs("Action:     unavailable: clockfix would change nothing\n", f);
+                return;
+        }
+        if (d->winner)
+                fprintf(f, "Estimate:   %s from %s of %s\n", format_iso(a, d->estimate), d->winner->source,
+                        d->winner->device);
+        else
+                fprintf(f, "Estimate:   %s from the floor (no disk time is later)\n",
+                        format_iso(a, d->estimate));
+        fprintf(f, "Target:     %s (estimate + margin %" PRIu64 ".%06" PRIu64 " s)\n",
+                format_iso(b, d->target), s->policy->margin / USEC_PER_SEC,
+                s->policy->margin % USEC_PER_SEC);
+        if (d->action == ACTION_NONE)
+                fputs("Action:     none: the clock is already at or past the target\n", f);
+        else if (d->clock_implausible)
+                fputs("Action:     set: the clock is after not-after, so `clockfix set` would move it back to the "
+                      "target\n",
+                        f);
+        else
+                fputs("Action:     set: `clockfix set` would move the clock forward to the target\n", f);
+}

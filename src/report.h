@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* report: what `clockfix status` prints, for people (a table) and for programs (JSON) */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "decide.h"
+#include "gather.h"
+
+struct status {
+        const struct policy *policy;
+        const char *floor_origin; /* "build" or "--not-before" */
+        usec_t now;
+        int ntp_synchronized; /* 1, 0, or negative when unknown */
+        const struct evidence *evidence;
+        const struct decision *decision;
+};
+
+/* A table of devices and times, then the decision. */
+void report_text(FILE *f, const struct status *s);
+
+/* One JSON object, as DESIGN.md §5 specifies, followed by a newline. */
+void report_json(FILE *f, const struct status *s);
+
+/* Writes s as a JSON string (quoted, escaped, invalid UTF-8 replaced by U+FFFD); "null" for NULL. */
+void json_string(FILE *f, const char *s);

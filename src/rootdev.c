@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rootdev: where the root filesystem is (kernel command line, mountinfo, fstab) and its device path */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <blkid.h>
+
+#include "rootdev.h"
+
+/* How often to look again for a device that has not appeared (initramfs, --wait). */
+#define POLL_USEC (50 * 1000)
+
+static const char *const tags[] = { "UUID", "PARTUUID", "LABEL", "PARTLABEL" };
+
+/* Returns the tag name ("UUID", ...) that spec starts with, followed by '='; NULL if none. */
+static const char *spec_tag(const char *spec, const char **ret_value)
+{
+        for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+                size_t n = strlen(tags[i]);
+                if (strncmp(spec, tags[i], n) == 0 && spec[n] == '=') {
+                        if (ret_value)
+                                *ret_value = spec + n + 1;
+                        return tags[i];
+                }
+        }
+        return NULL;
+}
+
+/* Parses "MAJ:MIN" (decimal) or the kernel's bare hexadecimal device number. */
+static bool parse_devno(const char *s, dev_t *ret)
+{
+        unsigned maj, min;
+        char *end;
+        int n = -1;
+
+        if (sscanf(s, "%u:%u%n", &maj, &min, &n) == 2 && n > 0 && s[n] == '\0') {
+                *ret = makedev(maj, min);
+                return true;
+        }
+        if (*s == '\0' || strspn(s, "0123456789abcdefABCDEF") != strlen(s) || strlen(s) > 8)
+                return false;
+        /* The kernel's new_decode_dev(): major in bits 8-19, minor in bits 0-7 and 20-31. */
+        unsigned long v = strtoul(s, &end, 16);
+        *ret = makedev((v & 0xfff00) >> 8, (v & 0xff) | ((v >> 12) & 0xfff00));
+        return true;
+}
+
+static bool is_kernel_name(const char *s)
+{
+        /* "mmcblk0p2", "sda2", "nvme0n1p2", "vda": what the kernel accepts without /dev/. */
+        if (!isalpha((unsigned char)*s))
+                return false;
+        for (; *s; s++)
+                if (!isalnum((unsigned char)*s) && *s != '!' && *s != '-' && *s != '_')
+                        return false;
+        return true;
+}
+
+enum spec_kind spec_classify(const char *spec)
+{
+        const char *value;
+        const char *tag = spec_tag(spec, &value);
+        dev_t devno;
+
+        if (tag) {
+                /* The kernel's PARTUUID=<uuid>/PARTNROFF=<n> names a neighbour partition. */
+                if (*value == '\0' || strchr(value, '/'))
+                        return SPEC_UNSUPPORTED;
+                return SPEC_TAG;
+        }
+        if (strcmp(spec, "/dev/nfs") == 0 || strcmp(spec, "/dev/cifs") == 0 ||
+                strncmp(spec, "nfs", 3) == 0 || strncmp(spec, "cifs", 4) == 0 ||
+                strncmp(spec, "iscsi:", 6) == 0 || strncmp(spec, "nbd:", 4) == 0 ||
+                strcmp(spec, "dhcp") == 0 || strcmp(spec, "dhcp6") == 0)
+                return SPEC_NETWORK;
+        /* "//server/share" (cifs) and "server:/export" (nfs) */
+        if (strncmp(spec, "//", 2) == 0)
+                return SPEC_NETWORK;
+        if (spec[0] == '/')
+                return SPEC_PATH;
+        if (strstr(spec, ":/"))
+                return SPEC_NETWORK;
+        /* A bare hexadecimal number like "b302" also looks like a name; the kernel tries the number first.
+         */
+        if (parse_devno(spec, &devno))
+                return SPEC_DEVNO;
+        if (is_kernel_name(spec))
+                return SPEC_KERNEL_NAME;
+        return SPEC_UNSUPPORTED;
+}
+
+int read_small_file(const char *path, char **ret)
+{
+        char *buf;
+        size_t n = 0;
+        ssize_t k;
+        int fd;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        buf = malloc(64 * 1024 + 1);
+        if (!buf) {
+                close(fd);
+                return -ENOMEM;
+        }
+        /* procfs files report size 0: read until EOF rather than trusting fstat(). */
+        while (n < 64 * 1024 && (k = read(fd, buf + n, 64 * 1024 - n)) != 0) {
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        int r = -errno;
+                        free(buf);
+                        close(fd);
+                        return r;
+                }
+                n += (size_t)k;
+        }
+        close(fd);
+        buf[n] = '\0';
+        *ret = buf;
+        return 0;
+}
+
+int cmdline_find_root(const char *cmdline, char **ret)
+{
+        char *found = NULL;
+        const char *p = cmdline;
+
+        for (;;) {
+                char word[4096];
+                size_t n = 0;
+                bool quoted = false;
+
+                while (*p && isspace((unsigned char)*p))
+                        p++;
+                if (!*p)
+                        break;
+                /* The kernel's next_arg(): quotes group spaces and are dropped. */
+                for (; *p && (quoted || !isspace((unsigned char)*p)); p++) {
+                        if (*p == '"') {
+                                quoted = !quoted;
+                                continue;
+                        }
+                        if (n < sizeof(word) - 1)
+                                word[n++] = *p;
+                }
+                word[n] = '\0';
+
+                if (strcmp(word, "--") == 0)
+                        break;
+                if (strncmp(word, "root=", 5) == 0) {
+                        char *v = strdup(word + 5);
+                        if (!v) {
+                                free(found);
+                                return -ENOMEM;
+                        }
+                        free(found);
+                        found = v;
+                }
+        }
+
+        if (!found)
+                return 0;
+        *ret = found;
+        return 1;
+}
+
+/* Undoes mountinfo's octal escapes ("\040" for a space) in place. */
+static void unescape_octal(char *s)
+{
+        char *w = s;
+
+        for (; *s; s++) {
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+                        s[3] >= '0' && s[3] <= '7') {
+                        *w++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+                        s += 3;
+                } else
+                        *w++ = *s;
+        }
+        *w = '\0';
+}
+
+int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, char **ret_source)
+{
+        char *text, *line, *save = NULL;
+        char *fstype = NULL, *source = NULL;
+        dev_t devno = 0;
+        bool found = false;
+        int r;
+
+        r = read_small_file(path, &text);
+        if (r < 0)
+                return r;
+
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                /* id parent maj:min root mountpoint options [optional...] - fstype source superoptions */
+                unsigned maj, min;
+                char mountpoint[4096];
+                char *sep;
+
+                if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mountpoint) != 3)
+                        continue;
+                unescape_octal(mountpoint);
+                if (strcmp(mountpoint, "/") != 0)
+                        continue;
+                sep = strstr(line, " - ");
+                if (!sep)
+                        continue;
+
+                char type[256] = "", src[4096] = "";
+                if (sscanf(sep + 3, "%255s %4095s", type, src) < 1)
+                        continue;
+                unescape_octal(src);
+
+                free(fstype);
+                free(source);
+                fstype = strdup(type);
+                source = strdup(src);
+                if (!fstype || !source) {
+                        free(fstype);
+                        free(source);
+                        free(text);
+                        return -ENOMEM;
+                }
+                devno = makedev(maj, min);
+                found = true;
+        }
+        free(text);
+
+        if (!found)
+                return 0;
+        *ret_devno = devno;
+        *ret_fstype = fstype;
+        *ret_source = source;
+        return 1;
+}
+
+int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype)
+{
+        struct mntent ent, *m;
+        char buf[8192];
+        char *spec = NULL, *type = NULL;
+        FILE *f;
+
+        f = setmntent(path, "re");
+        if (!f)
+                return -errno;
+        while ((m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
+                if (strcmp(m->mnt_dir, "/") != 0)
+                        continue;
+                free(spec);
+                free(type);
+                spec = strdup(m->mnt_fsname);
+                type = strdup(m->mnt_type);
+                if (!spec || !type) {
+                        free(spec);
+                        free(type);
+                        endmntent(f);
+                        return -ENOMEM;
+                }
+                break; /* the first "/" entry is the one mount(8) uses */
+        }
+        endmntent(f);
+
+        if (!spec)
+                return 0;
+        *ret_spec = spec;
+        *ret_fstype = type;
+        return 1;
+}
+
+usec_t now_monotonic(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
+}
+
+int devno_to_path(dev_t devno, char **ret_path)
+{
+        char *p = blkid_devno_to_devname(devno);
+
+        if (!p)
+                return -ENODEV;
+        *ret_path = p;
+        return 0;
+}
+
+/* One attempt at finding the device; -ENOENT if it is not there (yet). */
+static int resolve_once(const char *spec, enum spec_kind kind, char **ret)
+{
+        struct stat st;
+        char *p = NULL;
+
+        switch (kind) {
+        case SPEC_PATH:
+        case SPEC_KERNEL_NAME:
+                if (kind == SPEC_PATH)
+                        p = strdup(spec);
+                else if (asprintf(&p, "/dev/%s", spec) < 0)
+                        p = NULL;
+                if (!p)
+                        return -ENOMEM;
+                /* In kernel names '!' stands for '/': "cciss!c0d0p1" is /dev/cciss/c0d0p1. */
+                if (kind == SPEC_KERNEL_NAME)
+                        for (char *c = p; *c; c++)
+                                if (*c == '!')
+                                        *c = '/';
+                if (stat(p, &st) < 0) {
+                        int r = -errno;
+                        free(p);
+                        return r;
+                }
+                break;
+
+        case SPEC_DEVNO: {
+                dev_t devno = 0;
+                parse_devno(spec, &devno);
+                int r = devno_to_path(devno, &p);
+                if (r < 0)
+                        return -ENOENT;
+                break;
+        }
+
+        case SPEC_TAG: {
+                const char *value;
+                const char *tag = spec_tag(spec, &value);
+                char v[256];
+
+                /* blkid and udev report partition UUIDs in lower case; the kernel ignores case. */
+                snprintf(v, sizeof(v), "%s", value);
+                if (strcmp(tag, "PARTUUID") == 0)
+                        for (char *c = v; *c; c++)
+                                *c = (char)tolower((unsigned char)*c);
+                /*
+                 * A private cache whose file is /dev/null: libblkid's default cache
+                 * file (/run/blkid/blkid.tab) would be written when the cache is
+                 * freed, and clockfix writes nothing. A new one each time: a cache
+                 * does not probe again for new devices for 200 s.
+                 */
+                blkid_cache cache = NULL;
+                if (blkid_get_cache(&cache, "/dev/null") < 0)
+                        return -ENOMEM;
+                p = blkid_evaluate_tag(tag, v, &cache);
+                blkid_put_cache(cache);
+                if (!p)
+                        return -ENOENT;
+                break;
+        }
+
+        default:
+                return -EPROTONOSUPPORT;
+        }
+
+        *ret = p;
+        return 0;
+}
+
+int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path)
+{
+        char *partitions = NULL;
+        usec_t last_scan = 0;
+        bool waited = false;
+        int r;
+
+        if (kind == SPEC_NETWORK || kind == SPEC_UNSUPPORTED)
+                return -EPROTONOSUPPORT;
+
+        for (;;) {
+                usec_t now = now_monotonic();
+                bool look = true;
+
+                /*
+                 * Finding a tag means probing every block device. While waiting,
+                 * probe again only when the kernel's list of block devices changed
+                 * (or after a second, for media that changed under the same name);
+                 * reading /proc/partitions costs no disk I/O.
+                 */
+                if (kind == SPEC_TAG) {
+                        char *current = NULL;
+                        if (read_small_file("/proc/partitions", &current) < 0)
+                                current = NULL;
+                        look = !partitions || !current || strcmp(partitions, current) != 0 ||
+                               now - last_scan >= USEC_PER_SEC;
+                        free(partitions);
+                        partitions = current;
+                        if (look)
+                                last_scan = now;
+                }
+
+                r = look ? resolve_once(spec, kind, ret_path) : -ENOENT;
+                if (r != -ENOENT && r != -ENXIO && r != -ENODEV)
+                        break;
+                now = now_monotonic();
+                if (now >= deadline) {
+                        r = waited ? -ETIMEDOUT : -ENOENT;
+                        break;
+                }
+                usec_t left = deadline - now;
+                usec_t step = left < POLL_USEC ? left : POLL_USEC;
+                struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(step * NSEC_PER_USEC) };
+                nanosleep(&ts, NULL);
+                waited = true;
+        }
+
+        free(partitions);
+        return r;
+}
+
+int probe_fstype(const char *path, char **ret_type)
+{
+        const char *type = NULL;
+        blkid_probe pr;
+        int r = 0;
+
+        pr = blkid_new_probe_from_filename(path);
+        if (!pr)
+                return errno > 0 ? -errno : -EIO;
+        blkid_probe_enable_superblocks(pr, 1);
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+        blkid_probe_enable_partitions(pr, 1);
+        if (blkid_do_safeprobe(pr) == 0) {
+                if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
+                        blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0) {
+                        *ret_type = strdup(type);
+                        r = *ret_type ? 1 : -ENOMEM;
+                }
+        }
+        blkid_free_probe(pr);
+        return r;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rootdev: where the root filesystem is (kernel command line, mountinfo, fstab) and its device path */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "time-util.h"
+
+/* How a root= value, fstab spec or --device argument names its device. */
+enum spec_kind {
+        SPEC_PATH,        /* "/dev/mmcblk0p2", "/srv/root.img": used as it is */
+        SPEC_KERNEL_NAME, /* "mmcblk0p2", "cciss!c0d0p1": a name under /dev, as old kernels took */
+        SPEC_TAG,         /* "UUID=", "PARTUUID=", "LABEL=", "PARTLABEL=" */
+        SPEC_DEVNO,       /* "179:2" or the kernel's hexadecimal "b302" */
+        SPEC_NETWORK,     /* "/dev/nfs", "nfs:...", "host:/export", "cifs://...": no local device */
+        SPEC_UNSUPPORTED, /* anything else ("PARTUUID=.../PARTNROFF=1", "zfs:...", "live:...") */
+};
+
+enum spec_kind spec_classify(const char *spec);
+
+/*
+ * Finds the value of root= in a kernel command line: the last one wins, as in
+ * the kernel; double quotes are honoured; nothing after a lone "--" counts
+ * (those words are init's). Returns 1 and a new string in *ret, 0 if there is
+ * no root=, or -ENOMEM.
+ */
+int cmdline_find_root(const char *cmdline, char **ret);
+
+/* Reads a file of at most 64 KiB into a new NUL-terminated string. 0 or -errno. */
+int read_small_file(const char *path, char **ret);
+
+/*
+ * Finds the filesystem mounted at "/" in a mountinfo file (the last such line:
+ * that is the visible one). Returns 1 with its device number, type and source
+ * (new strings), 0 if no line mounts "/", or -errno.
+ */
+int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, char **ret_source);
+
+/* Finds the entry for "/" in an fstab file. 1 with new strings, 0 if none, or -errno. */
+int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
+
+/*
+ * Resolves a spec to the path of an existing device. kind is what
+ * spec_classify() says, or SPEC_PATH for a path given on purpose (relative
+ * or not); SPEC_NETWORK and SPEC_UNSUPPORTED fail. Goes through libblkid for tags and device numbers (udev's
+ * /dev/disk/by-* links first, then a probe of the block devices, with a
+ * private cache that is never written to disk). Until the monotonic time
+ * deadline (microseconds, 0: no waiting) it polls for a device that has not
+ * appeared yet. Returns 0 and a new string, -ENOENT (or -ETIMEDOUT when it
+ * waited) if the device is not there, -EPROTONOSUPPORT for a spec that names
+ * no local device, or -errno.
+ */
+int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path);
+
+/* The device path of a device number, through libblkid. 0, -ENODEV or -ENOMEM. */
+int devno_to_path(dev_t devno, char **ret_path);
+
+/* The filesystem type libblkid recognises on path ("vfat", "xfs", ...), for messages. 1, 0 if none, -errno.
+ */
+int probe_fstype(const char *path, char **ret_type);
+
+/* CLOCK_MONOTONIC in microseconds. */
+usec_t now_monotonic(void);

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* superblock: the times an ext2/3/4 superblock records, read with libext2fs, never written */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sb_time {
+        SB_TIME_LAST_WRITE,  /* s_wtime: mount, unmount, freeze, ~hourly on busy filesystems */
+        SB_TIME_LAST_MOUNT,  /* s_mtime: every read-write mount */
+        SB_TIME_LAST_CHECK,  /* s_lastcheck: e2fsck */
+        SB_TIME_CREATED,     /* s_mkfs_time: when the image was made */
+        SB_TIME_FIRST_ERROR, /* s_first_error_time */
+        SB_TIME_LAST_ERROR,  /* s_last_error_time */
+        _SB_TIME_MAX,
+};
+
+struct superblock {
+        uint64_t time_sec[_SB_TIME_MAX]; /* seconds since the epoch, 40 bits; 0: never set */
+        bool checksum_bad;               /* metadata_csum present and wrong: times not to be trusted */
+        bool needs_recovery;             /* the journal holds transactions: mounted, or power was cut */
+        bool truncated;                  /* the filesystem is larger than its device */
+        uint64_t fs_bytes;               /* size the superblock claims */
+        uint64_t device_bytes;           /* size of the device or image file */
+        char uuid[37];
+        char label[17];
+};
+
+/* "superblock:last_write", ... */
+const char *sb_time_source(enum sb_time t);
+
+/*
+ * Reads the primary superblock of the ext2/3/4 filesystem at path (a block
+ * device or an image file) read-only: one 1 KiB read whatever the size of the
+ * filesystem, no exclusive open, whether or not it is mounted. A superblock
+ * whose checksum is wrong after libext2fs' re-reads is still returned, with
+ * checksum_bad set.
+ *
+ * Returns 0, or a negative errno naming the problem:
+ *   -ENOENT, -EACCES, ... from the system;
+ *   -EISDIR        path is a directory;
+ *   -ENOTBLK       path is neither a block device nor a regular file;
+ *   -ENODATA       too small to hold a superblock (empty or cut short);
+ *   -EMEDIUMTYPE   no ext2/3/4 superblock magic: another filesystem or none;
+ *   -EUCLEAN       the superblock is corrupt (libext2fs says why);
+ *   -EOPNOTSUPP    features or revision this libext2fs cannot read;
+ *   -EIO           anything else libext2fs reports.
+ * On failure *ret_reason, if given, points at libext2fs' own text (static) or NULL.
+ */
+int superblock_read(const char *path, struct superblock *ret, const char **ret_reason);

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* test-report: JSON string escaping and the shape of `status --json` */
+
+#include "report.h"
+#include "test.h"
+
+static char *capture_string(const char *s)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        json_string(f, s);
+        fclose(f);
+        return buf;
+}
+
+static void check_escape(const char *in, const char *out)
+{
+        char *s = capture_string(in);
+        check_str(s, out);
+        free(s);
+}
+
+static void test_escape(void)
+{
+        check_escape(NULL, "null");
+        check_escape("", "\"\"");
+        check_escape("/dev/mmcblk0p2", "\"/dev/mmcblk0p2\"");
+        check_escape("a\"b\\c", "\"a\\\"b\\\\c\"");
+        check_escape("tab\there\nnl\x7f", "\"tab\\u0009here\\u000anl\\u007f\"");
+        check_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x92", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x92\"");
+        /* Invalid UTF-8 (a label is 16 arbitrary bytes): each bad byte becomes U+FFFD. */
+        check_escape("\xff\xfe", "\"\\ufffd\\ufffd\"");
+        check_escape("\xc3", "\"\\ufffd\"");             /* truncated sequence */
+        check_escape("\xc0\xaf", "\"\\ufffd\\ufffd\"");  /* overlong '/' */
+        check_escape("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* UTF-16 surrogate */
+        check_escape("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* beyond U+10FFFF */
+}
+
+static void test_json(void)
+{
+        struct device_report dev = {
+                .origin = ORIGIN_CMDLINE,
+                .spec = (char *)"LABEL=root",
+                .path = (char *)"/dev/vda",
+                .have_sb = true,
+                .sb = { .uuid = "0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55", .label = "root" },
+        };
+        struct candidate c[] = {
+                { "/dev/vda", "superblock:last_write", 1800000000 * USEC_PER_SEC },
+                { "/dev/vda", "superblock:created", 1000000000 * USEC_PER_SEC },
+        };
+        struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 2 };
+        struct policy p = { .floor = 1700000000 * USEC_PER_SEC, .not_after = 2700000000 * USEC_PER_SEC,
+                .margin = USEC_PER_SEC };
+        struct decision d;
+        char *buf = NULL;
+        size_t size = 0;
+
+        check_int(decide(&p, 946684800 * USEC_PER_SEC, c, 2, &d), 0);
+        struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
+        FILE *f = open_memstream(&buf, &size);
+        report_json(f, &s);
+        fclose(f);
+
+        check_str(buf,
+                "{\"now\":946684800,\"estimate\":1800000000,\"source\":\"superblock:last_write\","
+                "\"device\":\"/dev/vda\",\"target\":1800000001,\"action\":\"set\",\"clock_implausible\":false,"
+                "\"floor\":1700000000,\"floor_source\":\"build time\",\"not_after\":2700000000,"
+                "\"margin_usec\":1000000,\"ntp_synchronized\":false,"
+                "\"devices\":[{\"device\":\"/dev/vda\",\"spec\":\"LABEL=root\",\"origin\":\"cmdline\","
+                "\"readable\":true,\"error\":null,\"fstype\":null,"
+                "\"uuid\":\"0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\",\"label\":\"root\",\"checksum_bad\":false,"
+                "\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0}],"
+                "\"sources\":[{\"device\":\"/dev/vda\",\"source\":\"superblock:last_write\",\"time\":1800000000,"
+                "\"time_usec\":1800000000000000,\"plausible\":true,\"verdict\":\"plausible\",\"winner\":true},"
+                "{\"device\":\"/dev/vda\",\"source\":\"superblock:created\",\"time\":1000000000,"
+                "\"time_usec\":1000000000000000,\"plausible\":false,\"verdict\":\"before_floor\","
+                "\"winner\":false}]}\n");
+        free(buf);
+
+        /* Unavailable: estimate, source and target are null. */
+        ev.n_candidates = 0;
+        check_int(decide(&p, 0, c, 0, &d), 0);
+        f = open_memstream(&buf, &size);
+        report_json(f, &s);
+        fclose(f);
+        check(strstr(buf, "\"estimate\":null,\"source\":null,\"device\":null,\"target\":null,"
+                          "\"action\":\"unavailable\"") != NULL);
+        free(buf);
+}
+
+int main(void)
+{
+        test_escape();
+        test_json();
+        test_end();
+}
