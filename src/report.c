@@ -115,7 +115,7 @@ void report_json(FILE *f, const struct status *s)
                 fputs(",\"error\":", f);
                 json_string(f, dev->error ? device_problem(dev, problem, sizeof(problem)) : NULL);
                 fputs(",\"fstype\":", f);
-                json_string(f, dev->fstype);
+                json_string(f, dev->have_sb ? dev->sb.type : dev->fstype);
                 if (dev->have_sb) {
                         fputs(",\"uuid\":", f);
                         json_string(f, dev->sb.uuid);
@@ -155,7 +155,7 @@ void report_text(FILE *f, const struct status *s)
 {
         const struct decision *d = s->decision;
         const struct evidence *ev = s->evidence;
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], problem[512];
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], problem[512], m[SECONDS_MAX], delta[DURATION_MAX];
         int wdev = (int)strlen("DEVICE"), wsrc = (int)strlen("SOURCE");
 
         if (ev->n_devices == 0)
@@ -169,7 +169,7 @@ void report_text(FILE *f, const struct status *s)
                         fprintf(f, " %s", dev->spec);
                 fputs("): ", f);
                 if (dev->have_sb) {
-                        fprintf(f, "ext2/3/4, UUID %s", dev->sb.uuid);
+                        fprintf(f, "%s, UUID %s", dev->sb.type, dev->sb.uuid);
                         if (dev->sb.label[0])
                                 fprintf(f, ", label \"%s\"", dev->sb.label);
                         if (dev->sb.needs_recovery)
@@ -215,15 +215,15 @@ void report_text(FILE *f, const struct status *s)
         else
                 fprintf(f, "Estimate:   %s from the floor (no disk time is later)\n",
                         format_iso(a, d->estimate));
-        fprintf(f, "Target:     %s (estimate + margin %" PRIu64 ".%06" PRIu64 " s)\n",
-                format_iso(b, d->target), s->policy->margin / USEC_PER_SEC,
-                s->policy->margin % USEC_PER_SEC);
+        fprintf(f, "Target:     %s (estimate + margin %s s)\n", format_iso(b, d->target),
+                format_seconds(m, s->policy->margin));
         if (d->action == ACTION_NONE)
                 fputs("Action:     none: the clock is already at or past the target\n", f);
         else if (d->clock_implausible)
-                fputs("Action:     set: the clock is after not-after, so `clockfix set` would move it back to the "
-                      "target\n",
-                        f);
+                fprintf(f,
+                        "Action:     set: the clock is after not-after, so `clockfix set` would move it back (%s)\n",
+                        format_duration(delta, s->now, d->target));
         else
-                fputs("Action:     set: `clockfix set` would move the clock forward to the target\n", f);
+                fprintf(f, "Action:     set: `clockfix set` would move the clock forward (%s)\n",
+                        format_duration(delta, s->now, d->target));
 }

@@ -346,13 +346,15 @@ static int resolve_once(const char *spec, enum spec_kind kind, char **ret)
                         for (char *c = v; *c; c++)
                                 *c = (char)tolower((unsigned char)*c);
                 /*
-                 * A private cache whose file is /dev/null: libblkid's default cache
-                 * file (/run/blkid/blkid.tab) would be written when the cache is
-                 * freed, and clockfix writes nothing. A new one each time: a cache
-                 * does not probe again for new devices for 200 s.
+                 * A private, throw-away cache. libblkid writes its cache file when the
+                 * cache is freed (the default is /run/blkid/blkid.tab; even /dev/null
+                 * is opened for writing), and clockfix opens nothing for writing. It
+                 * skips the write when stat() of the file fails with anything but
+                 * ENOENT: "/dev/null/none" fails with ENOTDIR. A new cache each time:
+                 * a cache does not probe for new devices again for 200 s.
                  */
                 blkid_cache cache = NULL;
-                if (blkid_get_cache(&cache, "/dev/null") < 0)
+                if (blkid_get_cache(&cache, "/dev/null/none") < 0)
                         return -ENOMEM;
                 p = blkid_evaluate_tag(tag, v, &cache);
                 blkid_put_cache(cache);
@@ -394,7 +396,7 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
                         if (read_small_file("/proc/partitions", &current) < 0)
                                 current = NULL;
                         look = !partitions || !current || strcmp(partitions, current) != 0 ||
-                               now - last_scan >= USEC_PER_SEC;
+                                now - last_scan >= USEC_PER_SEC;
                         free(partitions);
                         partitions = current;
                         if (look)

@@ -45,7 +45,7 @@ int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
  * spec_classify() says, or SPEC_PATH for a path given on purpose (relative
  * or not); SPEC_NETWORK and SPEC_UNSUPPORTED fail. Goes through libblkid for tags and device numbers (udev's
  * /dev/disk/by-* links first, then a probe of the block devices, with a
- * private cache that is never written to disk). Until the monotonic time
+ * private cache that is never written). Until the monotonic time
  * deadline (microseconds, 0: no waiting) it polls for a device that has not
  * appeared yet. Returns 0 and a new string, -ENOENT (or -ETIMEDOUT when it
  * waited) if the device is not there, -EPROTONOSUPPORT for a spec that names

@@ -79,6 +79,24 @@ static uint64_t device_size(const char *path, const struct stat *st)
         return size;
 }
 
+/*
+ * Which of the three it is, the way libblkid tells them apart: ext3 is ext2
+ * with a journal, and any feature ext3 lacks makes it ext4.
+ */
+static const char *fs_type(const struct ext2_super_block *sb)
+{
+        const uint32_t ext3_incompat = EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_RECOVER |
+                EXT2_FEATURE_INCOMPAT_META_BG;
+        const uint32_t ext3_ro_compat = EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER |
+                EXT2_FEATURE_RO_COMPAT_LARGE_FILE | 0x0004 /* btree_dir: defined, never used */;
+
+        if ((sb->s_feature_incompat & ~ext3_incompat) || (sb->s_feature_ro_compat & ~ext3_ro_compat))
+                return "ext4";
+        if (sb->s_feature_compat & EXT3_FEATURE_COMPAT_HAS_JOURNAL)
+                return "ext3";
+        return "ext2";
+}
+
 static void format_uuid(char buf[static 37], const uint8_t u[16])
 {
         snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
@@ -149,6 +167,7 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
                 .needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb),
                 .fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize,
                 .device_bytes = device_size(path, &st),
+                .type = fs_type(sb),
         };
         r.truncated = r.device_bytes > 0 && r.fs_bytes > r.device_bytes;
         format_uuid(r.uuid, sb->s_uuid);

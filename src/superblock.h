@@ -22,6 +22,7 @@ struct superblock {
         bool truncated;                  /* the filesystem is larger than its device */
         uint64_t fs_bytes;               /* size the superblock claims */
         uint64_t device_bytes;           /* size of the device or image file */
+        const char *type;                /* "ext2", "ext3" or "ext4", by the features it uses */
         char uuid[37];
         char label[17];
 };

@@ -80,6 +80,23 @@ char *format_duration(char buf[static DURATION_MAX], usec_t from, usec_t to)
         return buf;
 }
 
+char *format_seconds(char buf[static SECONDS_MAX], usec_t u)
+{
+        unsigned frac = (unsigned)(u % USEC_PER_SEC);
+        int digits = 6;
+
+        if (frac == 0) {
+                snprintf(buf, SECONDS_MAX, "%" PRIu64, u / USEC_PER_SEC);
+                return buf;
+        }
+        while (frac % 10 == 0) {
+                frac /= 10;
+                digits--;
+        }
+        snprintf(buf, SECONDS_MAX, "%" PRIu64 ".%0*u", u / USEC_PER_SEC, digits, frac);
+        return buf;
+}
+
 /* Reads exactly n decimal digits; returns false if any is missing. */
 static bool take_digits(const char **p, unsigned n, unsigned *ret)
 {

@@ -43,6 +43,10 @@ char *format_iso(char buf[static ISO_TIME_MAX], usec_t t);
 #define DURATION_MAX 64
 char *format_duration(char buf[static DURATION_MAX], usec_t from, usec_t to);
 
+/* Formats a duration in seconds with only the decimals it needs: "1", "0.25", "90.000001". */
+#define SECONDS_MAX 32
+char *format_seconds(char buf[static SECONDS_MAX], usec_t u);
+
 /*
  * Parses a point in time, always UTC: "@1700000000" or "1700000000" (seconds
  * since the epoch), "2026-11-30", "2026-11-30T10:03", "2026-11-30T10:03:49"

@@ -4,7 +4,8 @@
  * size, modification and change times (nanoseconds: any write(2) moves them,
  * even of identical bytes) and a 64-bit FNV-1a hash of its data, walking
  * only the allocated extents (SEEK_DATA/SEEK_HOLE) so that a 1 TiB sparse
- * image takes as long as its few MiB of data.
+ * image takes as long as its few MiB of data (holes and written zeros hash
+ * alike).
  *
  * Usage: fingerprint FILE
  */
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,9 +31,19 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
         return h;
 }
 
+#define CHUNK 4096
+
+static bool all_zero(const unsigned char *b, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (b[i])
+                        return false;
+        return true;
+}
+
 int main(int argc, char *argv[])
 {
-        static unsigned char buf[1 << 20];
+        static unsigned char buf[CHUNK];
         uint64_t h = UINT64_C(0xcbf29ce484222325);
         struct stat st;
         off_t pos = 0;
@@ -47,7 +59,13 @@ int main(int argc, char *argv[])
                 return 1;
         }
 
-        /* Devices and the like: their times only. */
+        /*
+         * Hash the content, not the layout: which ranges are holes changes when
+         * the kernel writes back delayed allocations. Walk the data ranges in
+         * aligned 4 KiB chunks and hash (offset, chunk) for every chunk that is
+         * not all zeros, so a hole and written zeros hash the same.
+         */
+        off_t next_chunk = 0; /* chunks before this one are done */
         while (S_ISREG(st.st_mode)) {
                 off_t data = lseek(fd, pos, SEEK_DATA);
                 if (data < 0)
@@ -57,17 +75,23 @@ int main(int argc, char *argv[])
                         hole = st.st_size;
                 if (hole <= data)
                         break;
-                h = fnv1a(h, &data, sizeof(data));
-                for (off_t o = data; o < hole;) {
-                        size_t want = (size_t)(hole - o) < sizeof(buf) ? (size_t)(hole - o) : sizeof(buf);
-                        ssize_t k = pread(fd, buf, want, o);
-                        if (k <= 0) {
+                off_t o = data / CHUNK * CHUNK;
+                if (o < next_chunk)
+                        o = next_chunk;
+                for (; o < hole; o += CHUNK) {
+                        ssize_t k = pread(fd, buf, CHUNK, o);
+                        if (k < 0) {
                                 fprintf(stderr, "fingerprint: %s: read failed\n", argv[1]);
                                 return 1;
                         }
-                        h = fnv1a(h, buf, (size_t)k);
-                        o += k;
+                        if (k == 0)
+                                break;
+                        if (!all_zero(buf, (size_t)k)) {
+                                h = fnv1a(h, &o, sizeof(o));
+                                h = fnv1a(h, buf, (size_t)k);
+                        }
                 }
+                next_chunk = o;
                 pos = hole;
         }
         close(fd);

@@ -87,7 +87,8 @@ static bool same_device(const char *a, const char *b)
 {
         struct stat sa, sb;
 
-        return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && S_ISBLK(sa.st_mode) && sa.st_rdev == sb.st_rdev;
+        return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && S_ISBLK(sa.st_mode) &&
+                sa.st_rdev == sb.st_rdev;
 }
 
 static char label[17], uuid[37], partlabel[32], partuuid[37];
@@ -104,8 +105,8 @@ static void setup(void)
         snprintf(partuuid, sizeof(partuuid), "%08x-aaaa-4bbb-8ccc-ddddeeeeffff", (unsigned)getpid());
 
         snprintf(img, sizeof(img), "%s/disk.img", dir);
-        free(run("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -L %s -U %s '%s' 16M 2>&1", T_WRITE, label, uuid,
-                img));
+        free(run("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -L %s -U %s '%s' 16M 2>&1", T_WRITE, label,
+                uuid, img));
         disk = attach(img);
 
         /* A GPT disk with one partition holding ext4: PARTUUID and PARTLABEL live in the partition table. */
@@ -117,7 +118,8 @@ static void setup(void)
         static char p1[80];
         snprintf(p1, sizeof(p1), "%sp1", whole);
         /* Some kernels leave the partition scan to udev; partx asks the kernel directly. */
-        free(run("test -b '%s' || partx -a '%s' 2>&1; udevadm settle 2>/dev/null; test -b '%s'", p1, whole, p1));
+        free(run("test -b '%s' || partx -a '%s' 2>&1; udevadm settle 2>/dev/null; test -b '%s'", p1, whole,
+                p1));
         part = p1;
         free(run("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 2>&1", T_WRITE + 7, part));
 }
@@ -161,12 +163,13 @@ static void test_resolve(void)
 
         char *path = NULL;
         check_int(rootdev_resolve("LABEL=cfx-no-such-label", SPEC_TAG, 0, &path), -ENOENT);
-        check_int(rootdev_resolve("PARTUUID=00000000-0000-0000-0000-000000000000", SPEC_TAG, 0, &path), -ENOENT);
+        check_int(rootdev_resolve("PARTUUID=00000000-0000-0000-0000-000000000000", SPEC_TAG, 0, &path),
+                -ENOENT);
         check(path == NULL);
 }
 
-static void gather_with(const char *cmdline, const char *mountinfo, const char *fstab, usec_t wait,
-        struct evidence *ev)
+static void gather_with(
+        const char *cmdline, const char *mountinfo, const char *fstab, usec_t wait, struct evidence *ev)
 {
         struct gather_config config = {
                 .cmdline_path = cmdline ? write_file("cmdline", cmdline) : NULL,
@@ -199,8 +202,8 @@ static void test_gather(void)
 
         /* No root=: the device mounted at / by number (shown as /dev/root when the kernel mounted it). */
         check(stat(part, &st) == 0);
-        snprintf(text, sizeof(text), "1 0 %u:%u / / ro,relatime shared:1 - ext4 /dev/root ro\n", major(st.st_rdev),
-                minor(st.st_rdev));
+        snprintf(text, sizeof(text), "1 0 %u:%u / / ro,relatime shared:1 - ext4 /dev/root ro\n",
+                major(st.st_rdev), minor(st.st_rdev));
         gather_with("console=ttyS0\n", text, NULL, 0, &ev);
         check_int(ev.n_devices, 1);
         check_int(ev.devices[0].origin, ORIGIN_MOUNTINFO);
@@ -211,8 +214,8 @@ static void test_gather(void)
 
         /* root=/dev/nfs and an overlay at /: both recorded and skipped, fstab's UUID= is read. */
         snprintf(text, sizeof(text), "# static\nUUID=%s / ext4 defaults 0 1\n", uuid);
-        gather_with("root=/dev/nfs nfsroot=10.0.0.1:/srv\n", "30 1 0:30 / / rw - overlay overlay rw\n", text, 0,
-                &ev);
+        gather_with("root=/dev/nfs nfsroot=10.0.0.1:/srv\n", "30 1 0:30 / / rw - overlay overlay rw\n", text,
+                0, &ev);
         check_int(ev.n_devices, 3);
         check_int(ev.devices[0].origin, ORIGIN_CMDLINE);
         check_int(ev.devices[0].error, -EPROTONOSUPPORT);
@@ -226,7 +229,8 @@ static void test_gather(void)
 
         /* root= naming a device that is not there, and mountinfo naming the one that is: both tried. */
         check(stat(disk, &st) == 0);
-        snprintf(text, sizeof(text), "1 0 %u:%u / / rw - ext4 /dev/root rw\n", major(st.st_rdev), minor(st.st_rdev));
+        snprintf(text, sizeof(text), "1 0 %u:%u / / rw - ext4 /dev/root rw\n", major(st.st_rdev),
+                minor(st.st_rdev));
         gather_with("root=PARTLABEL=cfx-not-there\n", text, NULL, 0, &ev);
         check_int(ev.n_devices, 2);
         check_int(ev.devices[0].error, -ENOENT);
@@ -246,7 +250,8 @@ static void test_gather(void)
         const char *zeros = attach(img);
         check(stat(zeros, &st) == 0);
         snprintf(cmd, sizeof(cmd), "root=%s\n", zeros);
-        snprintf(text, sizeof(text), "1 0 %u:%u / / rw - ext4 /dev/root rw\n", major(st.st_rdev), minor(st.st_rdev));
+        snprintf(text, sizeof(text), "1 0 %u:%u / / rw - ext4 /dev/root rw\n", major(st.st_rdev),
+                minor(st.st_rdev));
         gather_with(cmd, text, NULL, 0, &ev);
         check_int(ev.n_devices, 1);
         check_int(ev.devices[0].error, -EMEDIUMTYPE);

@@ -76,18 +76,19 @@ static int read_sb(const char *file, struct superblock *sb, const char **reason)
 
 struct fs_kind {
         const char *name;
+        const char *type;
         const char *mkfs; /* mke2fs arguments before the image and size */
         const char *size;
 };
 
 static const struct fs_kind kinds[] = {
-        { "ext2", "-t ext2", "16M" },
-        { "ext3", "-t ext3", "32M" },
-        { "ext4", "-t ext4", "64M" },
-        { "ext4-csum64", "-t ext4 -O metadata_csum,64bit", "64M" },
-        { "ext4-1k", "-t ext4 -b 1024", "16M" },
-        { "ext4-64k", "-t ext4 -b 65536", "64M" },
-        { "ext4-1tib", "-t ext4 -O metadata_csum,64bit -J size=16", "1T" },
+        { "ext2", "ext2", "-t ext2", "16M" },
+        { "ext3", "ext3", "-t ext3", "32M" },
+        { "ext4", "ext4", "-t ext4", "64M" },
+        { "ext4-csum64", "ext4", "-t ext4 -O metadata_csum,64bit", "64M" },
+        { "ext4-1k", "ext4", "-t ext4 -b 1024", "16M" },
+        { "ext4-64k", "ext4", "-t ext4 -b 65536", "64M" },
+        { "ext4-1tib", "ext4", "-t ext4 -O metadata_csum,64bit -J size=16", "1T" },
 };
 
 #define T_CREATED     1800000000u /* 2027-01-15T08:00:00Z */
@@ -107,8 +108,8 @@ static void test_kinds(void)
 
                 fprintf(stderr, "%s\n", k->name);
                 /* mke2fs stamps created, last write and last check with E2FSPROGS_FAKE_TIME. */
-                sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F %s -L 'lbl-%s' '%s' %s 2>/dev/null", T_CREATED, k->mkfs,
-                        k->name, file, k->size);
+                sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F %s -L 'lbl-%s' '%s' %s 2>/dev/null", T_CREATED,
+                        k->mkfs, k->name, file, k->size);
                 /* debugfs writes last write when it closes the image: its fake time sticks. */
                 sh("printf 'ssv mtime @%u\\nssv lastcheck @%u\\nssv first_error_time @%u\\n"
                    "ssv last_error_time @%u\\n' | E2FSPROGS_FAKE_TIME=%u debugfs -w -f - '%s' >/dev/null 2>&1",
@@ -130,6 +131,7 @@ static void test_kinds(void)
                 snprintf(label, sizeof(label), "lbl-%s", k->name);
                 check_str(sb.label, label);
                 check_int(strlen(sb.uuid), 36);
+                check_str(sb.type, k->type);
         }
 }
 
@@ -151,7 +153,8 @@ static void test_hi_bytes(void)
         const char *file = img("hi.img");
         struct superblock sb;
 
-        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum '%s' 8M 2>/dev/null", T_CREATED, file);
+        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum '%s' 8M 2>/dev/null", T_CREATED,
+                file);
         setenv("E2FSPROGS_FAKE_TIME", "1800000600", 1);
         /* s_mtime = 2^32 + 5 s (2106-02-07T06:28:21Z); s_wtime = 3 * 2^32 + 1800000600 (the year 2465). */
         set_times_raw(file, 5, 1, 3);
@@ -215,14 +218,14 @@ static void test_bad(void)
 
         /* Cut inside the superblock. */
         snprintf(file, sizeof(file), "%s", img("cut"));
-        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 8M 2>/dev/null && truncate -s 1500 '%s'", T_CREATED,
-                file, file);
+        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 8M 2>/dev/null && truncate -s 1500 '%s'",
+                T_CREATED, file, file);
         check_int(read_sb(file, &sb, NULL), -ENODATA);
 
         /* Cut after the superblock: readable, and marked as truncated. */
         snprintf(file, sizeof(file), "%s", img("short"));
-        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 64M 2>/dev/null && truncate -s 1M '%s'", T_CREATED,
-                file, file);
+        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 64M 2>/dev/null && truncate -s 1M '%s'",
+                T_CREATED, file, file);
         check_int(read_sb(file, &sb, NULL), 0);
         check(sb.truncated);
         check_u64(sb.device_bytes, 1 << 20);
@@ -245,8 +248,8 @@ static void test_bad(void)
 
         /* metadata_csum with a byte of the label changed: checksum wrong, times still shown. */
         snprintf(file, sizeof(file), "%s", img("badcsum"));
-        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum -L good '%s' 8M 2>/dev/null", T_CREATED,
-                file);
+        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum -L good '%s' 8M 2>/dev/null",
+                T_CREATED, file);
         poke(file, 1024 + 0x78, "bad!", 4);
         check_int(read_sb(file, &sb, NULL), 0);
         check(sb.checksum_bad);
@@ -272,9 +275,9 @@ static void test_bad(void)
         snprintf(file, sizeof(file), "%s", img("zerotimes"));
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext2 '%s' 8M 2>/dev/null", T_CREATED, file);
         uint32_t zero = 0;
-        poke(file, 1024 + 0x2c, &zero, 4); /* s_mtime */
-        poke(file, 1024 + 0x30, &zero, 4); /* s_wtime */
-        poke(file, 1024 + 0x40, &zero, 4); /* s_lastcheck */
+        poke(file, 1024 + 0x2c, &zero, 4);  /* s_mtime */
+        poke(file, 1024 + 0x30, &zero, 4);  /* s_wtime */
+        poke(file, 1024 + 0x40, &zero, 4);  /* s_lastcheck */
         poke(file, 1024 + 0x108, &zero, 4); /* s_mkfs_time */
         check_int(read_sb(file, &sb, NULL), 0);
         for (enum sb_time t = 0; t < _SB_TIME_MAX; t++)

@@ -6,21 +6,21 @@
 #include "decide.h"
 #include "test.h"
 
-#define S(sec) ((usec_t)(sec) * USEC_PER_SEC)
+#define S(sec) ((usec_t)(sec)*USEC_PER_SEC)
 
 /* Points in time used below (UTC, seconds since the epoch). */
-#define T2000 946684800u   /* 2000-01-01: a reset RTC */
-#define T2026 1767225600u  /* 2026-01-01: the floor of most rows */
-#define T2030 1907712000u  /* 2030-06-15 */
-#define T2040 2208988800u  /* 2040-01-01: past the signed 32-bit limit */
-#define T2056 2713910400u  /* 2056-01-01: not_after of most rows */
-#define T2106 4294967295u  /* 2106-02-07T06:28:15: the last unsigned 32-bit second */
-#define T2151 5711817600ull /* 2151-01-01: a reset RTC of another kind */
-#define T2200 7258118400ull
+#define T2000      946684800u    /* 2000-01-01: a reset RTC */
+#define T2026      1767225600u   /* 2026-01-01: the floor of most rows */
+#define T2030      1907712000u   /* 2030-06-15 */
+#define T2040      2208988800u   /* 2040-01-01: past the signed 32-bit limit */
+#define T2056      2713910400u   /* 2056-01-01: not_after of most rows */
+#define T2106      4294967295u   /* 2106-02-07T06:28:15: the last unsigned 32-bit second */
+#define T2151      5711817600ull /* 2151-01-01: a reset RTC of another kind */
+#define T2200      7258118400ull
 
-#define MAXC 4
+#define MAXC       4
 #define FLOOR_WINS (-1)
-#define NONE (-2) /* no winner field to check (unavailable) */
+#define NONE       (-2) /* no winner field to check (unavailable) */
 
 struct row {
         const char *name;
@@ -39,87 +39,69 @@ static const struct policy P = { .floor = S(T2026), .not_after = S(T2056), .marg
 
 static const struct row rows[] = {
         { "no candidates", P, S(T2000), {}, 0, 0, ACTION_UNAVAILABLE, 0, 0, NONE, false },
-        { "all before the floor: the floor wins",
-                P, S(T2000), { { "d", "a", S(T2000 + 5) }, { "d", "b", S(T2026 - 1) } }, 2,
-                0, ACTION_SET, S(T2026), S(T2026 + 1), FLOOR_WINS, false },
-        { "all beyond not-after: unavailable, not even the floor",
-                P, S(T2000), { { "d", "a", S(T2056 + 1) }, { "d", "b", S(T2151) } }, 2,
-                0, ACTION_UNAVAILABLE, 0, 0, NONE, false },
-        { "newest plausible wins over older and implausible ones",
-                P, S(T2000), { { "d", "a", S(T2030) }, { "d", "b", S(T2030 + 60) }, { "d", "c", S(T2151) },
-                        { "d", "e", S(T2000) } }, 4,
-                0, ACTION_SET, S(T2030 + 60), S(T2030 + 61), 1, false },
-        { "a tie goes to the first listed",
-                P, S(T2000), { { "d", "a", S(T2030) }, { "d", "b", S(T2030) } }, 2,
+        { "all before the floor: the floor wins", P, S(T2000),
+                { { "d", "a", S(T2000 + 5) }, { "d", "b", S(T2026 - 1) } }, 2, 0, ACTION_SET, S(T2026),
+                S(T2026 + 1), FLOOR_WINS, false },
+        { "all beyond not-after: unavailable, not even the floor", P, S(T2000),
+                { { "d", "a", S(T2056 + 1) }, { "d", "b", S(T2151) } }, 2, 0, ACTION_UNAVAILABLE, 0, 0, NONE,
+                false },
+        { "newest plausible wins over older and implausible ones", P, S(T2000),
+                { { "d", "a", S(T2030) }, { "d", "b", S(T2030 + 60) }, { "d", "c", S(T2151) },
+                        { "d", "e", S(T2000) } },
+                4, 0, ACTION_SET, S(T2030 + 60), S(T2030 + 61), 1, false },
+        { "a tie goes to the first listed", P, S(T2000), { { "d", "a", S(T2030) }, { "d", "b", S(T2030) } },
+                2, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
+        { "a time equal to the floor is plausible and names its source", P, S(T2000),
+                { { "d", "a", S(T2026) } }, 1, 0, ACTION_SET, S(T2026), S(T2026 + 1), 0, false },
+        { "a time equal to not-after is plausible", P, S(T2000), { { "d", "a", S(T2056) } }, 1, 0,
+                ACTION_SET, S(T2056), S(T2056 + 1), 0, false },
+        { "one microsecond after not-after is not", P, S(T2000),
+                { { "d", "a", S(T2056) + 1 }, { "d", "b", S(T2030) } }, 2, 0, ACTION_SET, S(T2030),
+                S(T2030 + 1), 1, false },
+        { "clock exactly at the target: nothing to do", P, S(T2030 + 1), { { "d", "a", S(T2030) } }, 1, 0,
+                ACTION_NONE, S(T2030), S(T2030 + 1), 0, false },
+        { "clock one microsecond before the target: set", P, S(T2030 + 1) - 1, { { "d", "a", S(T2030) } }, 1,
                 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
-        { "a time equal to the floor is plausible and names its source",
-                P, S(T2000), { { "d", "a", S(T2026) } }, 1,
-                0, ACTION_SET, S(T2026), S(T2026 + 1), 0, false },
-        { "a time equal to not-after is plausible",
-                P, S(T2000), { { "d", "a", S(T2056) } }, 1,
-                0, ACTION_SET, S(T2056), S(T2056 + 1), 0, false },
-        { "one microsecond after not-after is not",
-                P, S(T2000), { { "d", "a", S(T2056) + 1 }, { "d", "b", S(T2030) } }, 2,
-                0, ACTION_SET, S(T2030), S(T2030 + 1), 1, false },
-        { "clock exactly at the target: nothing to do",
-                P, S(T2030 + 1), { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_NONE, S(T2030), S(T2030 + 1), 0, false },
-        { "clock one microsecond before the target: set",
-                P, S(T2030 + 1) - 1, { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
-        { "clock ahead: never moved back",
-                P, S(T2040), { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_NONE, S(T2030), S(T2030 + 1), 0, false },
-        { "clock in 2151, beyond not-after: set back to the target",
-                P, S(T2151), { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_SET, S(T2030), S(T2030 + 1), 0, true },
-        { "clock in 2151 but no evidence: unavailable",
-                P, S(T2151), { { "d", "a", S(T2200) } }, 1,
-                0, ACTION_UNAVAILABLE, 0, 0, NONE, true },
-        { "clock at 1970",
-                P, 0, { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
-        { "a time past 2038",
-                P, S(T2000), { { "d", "a", S(T2040) }, { "d", "b", S(T2030) } }, 2,
-                0, ACTION_SET, S(T2040), S(T2040 + 1), 0, false },
+        { "clock ahead: never moved back", P, S(T2040), { { "d", "a", S(T2030) } }, 1, 0, ACTION_NONE,
+                S(T2030), S(T2030 + 1), 0, false },
+        { "clock in 2151, beyond not-after: set back to the target", P, S(T2151), { { "d", "a", S(T2030) } },
+                1, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, true },
+        { "clock in 2151 but no evidence: unavailable", P, S(T2151), { { "d", "a", S(T2200) } }, 1, 0,
+                ACTION_UNAVAILABLE, 0, 0, NONE, true },
+        { "clock at 1970", P, 0, { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0,
+                false },
+        { "a time past 2038", P, S(T2000), { { "d", "a", S(T2040) }, { "d", "b", S(T2030) } }, 2, 0,
+                ACTION_SET, S(T2040), S(T2040 + 1), 0, false },
         { "near 2106 and past it (the superblock's _hi byte)",
                 { .floor = S(T2026), .not_after = S(T2200), .margin = S(1) }, S(T2000),
-                { { "d", "a", S(T2106) }, { "d", "b", S((uint64_t)T2106 + 2) } }, 2,
-                0, ACTION_SET, S((uint64_t)T2106 + 2), S((uint64_t)T2106 + 3), 1, false },
-        { "margin 0: target is the estimate",
-                { .floor = S(T2026), .not_after = S(T2056), .margin = 0 }, S(T2030),
-                { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_NONE, S(T2030), S(T2030), 0, false },
-        { "margin with microseconds",
-                { .floor = S(T2026), .not_after = S(T2056), .margin = 250000 }, S(T2000),
-                { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_SET, S(T2030), S(T2030) + 250000, 0, false },
-        { "a checksum-failed time is never used, however new",
-                P, S(T2000), { { "d", "a", S(T2040), true }, { "d", "b", S(T2030) } }, 2,
-                0, ACTION_SET, S(T2030), S(T2030 + 1), 1, false },
-        { "only checksum-failed times: unavailable",
-                P, S(T2000), { { "d", "a", S(T2030), true } }, 1,
-                0, ACTION_UNAVAILABLE, 0, 0, NONE, false },
-        { "before the floor plus implausible: the floor wins",
-                P, S(T2000), { { "d", "a", S(T2151) }, { "d", "b", S(T2000) } }, 2,
-                0, ACTION_SET, S(T2026), S(T2026 + 1), FLOOR_WINS, false },
+                { { "d", "a", S(T2106) }, { "d", "b", S((uint64_t)T2106 + 2) } }, 2, 0, ACTION_SET,
+                S((uint64_t)T2106 + 2), S((uint64_t)T2106 + 3), 1, false },
+        { "margin 0: target is the estimate", { .floor = S(T2026), .not_after = S(T2056), .margin = 0 },
+                S(T2030), { { "d", "a", S(T2030) } }, 1, 0, ACTION_NONE, S(T2030), S(T2030), 0, false },
+        { "margin with microseconds", { .floor = S(T2026), .not_after = S(T2056), .margin = 250000 },
+                S(T2000), { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2030) + 250000, 0,
+                false },
+        { "a checksum-failed time is never used, however new", P, S(T2000),
+                { { "d", "a", S(T2040), true }, { "d", "b", S(T2030) } }, 2, 0, ACTION_SET, S(T2030),
+                S(T2030 + 1), 1, false },
+        { "only checksum-failed times: unavailable", P, S(T2000), { { "d", "a", S(T2030), true } }, 1, 0,
+                ACTION_UNAVAILABLE, 0, 0, NONE, false },
+        { "before the floor plus implausible: the floor wins", P, S(T2000),
+                { { "d", "a", S(T2151) }, { "d", "b", S(T2000) } }, 2, 0, ACTION_SET, S(T2026), S(T2026 + 1),
+                FLOOR_WINS, false },
         { "not-after + margin exactly at the limit",
                 { .floor = 0, .not_after = USEC_INFINITY - 5, .margin = 5 }, 0,
-                { { "d", "a", USEC_INFINITY - 5 } }, 1,
-                0, ACTION_SET, USEC_INFINITY - 5, USEC_INFINITY, 0, false },
-        { "not-after + margin would overflow",
-                { .floor = 0, .not_after = USEC_INFINITY, .margin = 1 }, 0,
+                { { "d", "a", USEC_INFINITY - 5 } }, 1, 0, ACTION_SET, USEC_INFINITY - 5, USEC_INFINITY, 0,
+                false },
+        { "not-after + margin would overflow", { .floor = 0, .not_after = USEC_INFINITY, .margin = 1 }, 0,
                 { { "d", "a", S(T2030) } }, 1, -EOVERFLOW },
         { "huge margin would overflow",
                 { .floor = S(T2026), .not_after = S(T2056), .margin = USEC_INFINITY - S(T2040) }, 0,
                 { { "d", "a", S(T2030) } }, 1, -EOVERFLOW },
-        { "floor after not-after",
-                { .floor = S(T2056), .not_after = S(T2026), .margin = S(1) }, 0,
+        { "floor after not-after", { .floor = S(T2056), .not_after = S(T2026), .margin = S(1) }, 0,
                 { { "d", "a", S(T2030) } }, 1, -EINVAL },
-        { "floor equal to not-after",
-                { .floor = S(T2030), .not_after = S(T2030), .margin = S(1) }, S(T2000),
-                { { "d", "a", S(T2030) } }, 1,
-                0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
+        { "floor equal to not-after", { .floor = S(T2030), .not_after = S(T2030), .margin = S(1) }, S(T2000),
+                { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
 };
 
 static void test_rows(void)
@@ -172,7 +154,7 @@ static void test_verdicts(void)
         check_str(action_to_string(ACTION_UNAVAILABLE), "unavailable");
         check_str(action_to_string(ACTION_NONE), "none");
         check_str(action_to_string(ACTION_SET), "set");
-        check_str(action_to_string((enum action)-1), "invalid");
+        check_str(action_to_string((enum action) - 1), "invalid");
 }
 
 static void test_defaults(void)

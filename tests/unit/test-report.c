@@ -29,12 +29,13 @@ static void test_escape(void)
         check_escape("/dev/mmcblk0p2", "\"/dev/mmcblk0p2\"");
         check_escape("a\"b\\c", "\"a\\\"b\\\\c\"");
         check_escape("tab\there\nnl\x7f", "\"tab\\u0009here\\u000anl\\u007f\"");
-        check_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x92", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x92\"");
+        check_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x92",
+                "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x95\x92\"");
         /* Invalid UTF-8 (a label is 16 arbitrary bytes): each bad byte becomes U+FFFD. */
         check_escape("\xff\xfe", "\"\\ufffd\\ufffd\"");
-        check_escape("\xc3", "\"\\ufffd\"");             /* truncated sequence */
-        check_escape("\xc0\xaf", "\"\\ufffd\\ufffd\"");  /* overlong '/' */
-        check_escape("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""); /* UTF-16 surrogate */
+        check_escape("\xc3", "\"\\ufffd\"");                                  /* truncated sequence */
+        check_escape("\xc0\xaf", "\"\\ufffd\\ufffd\"");                       /* overlong '/' */
+        check_escape("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");            /* UTF-16 surrogate */
         check_escape("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* beyond U+10FFFF */
 }
 
@@ -45,14 +46,15 @@ static void test_json(void)
                 .spec = (char *)"LABEL=root",
                 .path = (char *)"/dev/vda",
                 .have_sb = true,
-                .sb = { .uuid = "0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55", .label = "root" },
+                .sb = { .uuid = "0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55", .label = "root", .type = "ext4" },
         };
         struct candidate c[] = {
                 { "/dev/vda", "superblock:last_write", 1800000000 * USEC_PER_SEC },
                 { "/dev/vda", "superblock:created", 1000000000 * USEC_PER_SEC },
         };
         struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 2 };
-        struct policy p = { .floor = 1700000000 * USEC_PER_SEC, .not_after = 2700000000 * USEC_PER_SEC,
+        struct policy p = { .floor = 1700000000 * USEC_PER_SEC,
+                .not_after = 2700000000 * USEC_PER_SEC,
                 .margin = USEC_PER_SEC };
         struct decision d;
         char *buf = NULL;
@@ -70,7 +72,7 @@ static void test_json(void)
                 "\"floor\":1700000000,\"floor_source\":\"build time\",\"not_after\":2700000000,"
                 "\"margin_usec\":1000000,\"ntp_synchronized\":false,"
                 "\"devices\":[{\"device\":\"/dev/vda\",\"spec\":\"LABEL=root\",\"origin\":\"cmdline\","
-                "\"readable\":true,\"error\":null,\"fstype\":null,"
+                "\"readable\":true,\"error\":null,\"fstype\":\"ext4\","
                 "\"uuid\":\"0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\",\"label\":\"root\",\"checksum_bad\":false,"
                 "\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0}],"
                 "\"sources\":[{\"device\":\"/dev/vda\",\"source\":\"superblock:last_write\",\"time\":1800000000,"
@@ -86,8 +88,9 @@ static void test_json(void)
         f = open_memstream(&buf, &size);
         report_json(f, &s);
         fclose(f);
-        check(strstr(buf, "\"estimate\":null,\"source\":null,\"device\":null,\"target\":null,"
-                          "\"action\":\"unavailable\"") != NULL);
+        check(strstr(buf,
+                      "\"estimate\":null,\"source\":null,\"device\":null,\"target\":null,"
+                      "\"action\":\"unavailable\"") != NULL);
         free(buf);
 }
 

@@ -49,7 +49,8 @@ static void test_cmdline(void)
         check_root("quiet splash", NULL);
         check_root("console=ttyS0 root=/dev/mmcblk0p2 rootwait", "/dev/mmcblk0p2");
         check_root("root=/dev/sda1", "/dev/sda1");
-        check_root("  root=UUID=0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\n", "UUID=0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55");
+        check_root("  root=UUID=0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\n",
+                "UUID=0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55");
         /* The last root= wins, as in the kernel. */
         check_root("root=/dev/sda1 ro root=PARTUUID=6c586e13-02", "PARTUUID=6c586e13-02");
         /* Quotes group spaces and are removed. */

@@ -126,6 +126,18 @@ static void test_duration(void)
         check_str(format_duration(buf, 0, (86400 * 849 + 3661) * USEC_PER_SEC), "+849 d 1 h 1 min 1 s");
 }
 
+static void test_seconds(void)
+{
+        char buf[SECONDS_MAX];
+
+        check_str(format_seconds(buf, 0), "0");
+        check_str(format_seconds(buf, USEC_PER_SEC), "1");
+        check_str(format_seconds(buf, 250000), "0.25");
+        check_str(format_seconds(buf, 90000001), "90.000001");
+        check_str(format_seconds(buf, 90500000), "90.5");
+        check_str(format_seconds(buf, USEC_INFINITY), "18446744073709.551615");
+}
+
 static void test_sec_to_usec(void)
 {
         usec_t u;
@@ -143,6 +155,7 @@ int main(void)
         test_parse_time();
         test_parse_seconds();
         test_duration();
+        test_seconds();
         test_sec_to_usec();
         test_end();
 }

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Bad input: no crash, one line naming the device and the problem, exit status 3 (no usable
+# source), the image byte-identical afterwards (cf fingerprints it), the clock untouched: `set`
+# runs for real only as a user the kernel will not let set the clock, and must fail with 3, not
+# 4, because it never got as far as trying.
+. "$SRCDIR/tests/lib.sh"
+
+W="--not-before 2026-01-01"
+
+# check_bad DEVICE REGEX: every command reports DEVICE with REGEX on one line and exits 3
+check_bad() {
+        local dev=$1 want=$2 cmd
+        for cmd in "status" "status --json" "set --dry-run" "set"; do
+                if [ "$cmd" == set ]; then
+                        AS_USER=1 now=
+                else
+                        AS_USER= now="--now 2000-01-01"
+                fi
+                # shellcheck disable=SC2086
+                cf $cmd --device "$dev" $W $now
+                assert_eq "$RC" 3 "$dev ($cmd): exit"
+                assert_eq "$(wc -l <<<"$ERR")" 1 "$dev ($cmd): one line on stderr: $ERR"
+                assert_match "$ERR" "^<3>clockfix: $dev: $want" "$dev ($cmd): message"
+                case "$cmd" in
+                "status --json")
+                        assert_eq "$(jqo '[.action, .estimate, .target, .source] | map(tostring) | join(",")')" \
+                                "unavailable,null,null,null" "$dev: json"
+                        assert_eq "$(jqo '.devices[0].device')" "$dev" "$dev: json device"
+                        ;;
+                "status")
+                        assert_match "$OUT" "Action: +unavailable" "$dev: table"
+                        ;;
+                esac
+        done
+        AS_USER=
+}
+
+check_bad "$TMP/missing.img" "no such device or file \(check the name, or give it time to appear with --wait SECONDS\)"
+mkdir "$TMP/dir"
+check_bad "$TMP/dir" "is a directory, not a block device or filesystem image"
+check_bad /dev/null "is not a block device or filesystem image file"
+
+: >"$TMP/empty.img"
+check_bad "$TMP/empty.img" "too small to hold an ext2/3/4 superblock \(empty or cut short\)"
+mkimg "$TMP/cut.img" 1800000000 8M -t ext4
+truncate -s 1500 "$TMP/cut.img"
+check_bad "$TMP/cut.img" "too small to hold an ext2/3/4 superblock"
+
+head -c 4M /dev/zero >"$TMP/zeros.img"
+check_bad "$TMP/zeros.img" "no ext2/3/4 filesystem found \(bad superblock magic\)"
+# Pseudo-random bytes from a fixed seed, so a failure can be replayed.
+awk 'BEGIN { srand(42); for (i = 0; i < 1048576; i++) printf "%c", int(rand() * 256) }' >"$TMP/random.img"
+check_bad "$TMP/random.img" "no ext2/3/4 filesystem found"
+
+mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
+check_bad "$TMP/vfat.img" "holds vfat, not ext2/3/4: skipped"
+head -c 8M /dev/zero >"$TMP/swap.img"
+mkswap -q "$TMP/swap.img"
+check_bad "$TMP/swap.img" "holds swap, not ext2/3/4: skipped"
+
+# metadata_csum with one byte of the label changed: the times are shown but never used.
+mkimg "$TMP/csum.img" 1800000000 8M -t ext4 -O metadata_csum -L good
+printf 'bad!' | dd of="$TMP/csum.img" bs=1 seek=$((1024 + 0x78)) conv=notrunc status=none
+check_bad "$TMP/csum.img" "superblock checksum does not match: corrupt filesystem, its times are not trusted \(run e2fsck\)"
+cf status --json --device "$TMP/csum.img" $W
+assert_eq "$(jqo '[.devices[0].checksum_bad, .sources[0].verdict, .sources[0].time] | @tsv')" \
+        "$(printf 'true\tbad_checksum\t1800000000')" "bad checksum: json"
+
+# A corrupt superblock: a block size of 2^50.
+mkimg "$TMP/bs.img" 1800000000 8M -t ext2
+printf '\050\000\000\000' | dd of="$TMP/bs.img" bs=1 seek=$((1024 + 0x18)) conv=notrunc status=none
+check_bad "$TMP/bs.img" "corrupt superblock: .* \(run e2fsck\)"
+
+# All times zero (ext2: no checksum to mend).
+mkimg "$TMP/zero-times.img" 1800000000 8M -t ext2
+for off in 0x2c 0x30 0x40 0x108; do
+        dd if=/dev/zero of="$TMP/zero-times.img" bs=1 count=4 seek=$((1024 + off)) conv=notrunc status=none
+done
+check_bad "$TMP/zero-times.img" "no time is set in its superblock \(never mounted, or zeroed\)"
+
+# Times beyond the window (floor 2026 + 30 years): 2100.
+mkimg "$TMP/future.img" 4102444800 8M -t ext4
+check_bad "$TMP/future.img" "all its times are after not-after 2056-01-01T[0-9:]*Z: corrupt or crafted superblock\? \(or raise --not-after\): not used"
+
+# Cut after the superblock: the superblock is whole, so its times are used, with a warning.
+mkimg "$TMP/short.img" 1800000000 64M -t ext4
+truncate -s 1M "$TMP/short.img"
+cf set --dry-run --device "$TMP/short.img" $W --now 2000-01-01
+assert_eq "$RC" 0 "short: exit"
+assert_match "$ERR" "^<4>clockfix: $TMP/short.img: filesystem claims 67108864 bytes but the device has 1048576: truncated image or wrong partition table\? Its times are still used" "short: warning"
+assert_match "$ERR" "Would move clock forward" "short: decision"
+
+# Several bad devices: one line for each, exit 3.
+cf set --dry-run --device "$TMP/zeros.img" --device "$TMP/vfat.img" $W
+assert_eq "$RC" 3 "two bad: exit"
+assert_eq "$(wc -l <<<"$ERR")" 2 "two bad: two lines"
+echo ok

@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# What clockfix reads and writes, seen by strace: the superblock path reads the same few bytes
+# of a 64 MiB and of a 1 TiB image (one superblock, at most 4 KiB), opens nothing for writing,
+# and writes only to stdout and stderr.
+. "$SRCDIR/tests/lib.sh"
+
+# trace IMAGE ARGS...: runs clockfix under strace; sets READS (read calls on IMAGE), BYTES (bytes
+# read from IMAGE), and fails on any open for writing or write to a file other than stdout/stderr.
+trace() {
+        local img=$1
+        shift
+        strace -f -qq -e trace=openat,open,creat,read,pread64,readv,preadv,preadv2,close,write,pwrite64,writev,pwritev,pwritev2 \
+                -o "$TMP/trace" "$CLOCKFIX" "$@" >/dev/null 2>&1 || true
+        local out
+        out=$(awk -v img="\"$img\"" '
+                # Track which descriptors are the image between open and close.
+                /open(at)?\(/ && index($0, img) && / = [0-9]+$/ { fd[$NF] = 1 }
+                /close\(/ { split($2, a, /[(,)]/); delete fd[a[2]] }
+                /(read|pread64|readv|preadv2?)\(/ {
+                        split($2, a, /[(,)]/)
+                        if (a[2] in fd && $NF ~ /^[0-9]+$/) { reads++; bytes += $NF }
+                }
+                /open(at)?\(|creat\(/ && /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|creat\(/ { print "OPEN-FOR-WRITE: " $0 }
+                /(write|pwrite64|writev|pwritev2?)\(/ {
+                        split($2, a, /[(,)]/)
+                        if (a[2] != "1" && a[2] != "2") print "WRITE: " $0
+                }
+                END { printf "%d %d\n", reads, bytes }' "$TMP/trace")
+        if grep -q -e '^OPEN-FOR-WRITE' -e '^WRITE' <<<"$out"; then
+                fail "clockfix $* wrote: $(grep -e '^OPEN-FOR-WRITE' -e '^WRITE' <<<"$out")"
+        fi
+        read -r READS BYTES <<<"$(tail -n 1 <<<"$out")"
+}
+
+small=$TMP/small.img
+big=$TMP/big.img
+mkimg "$small" 1800000000 64M -t ext4
+mkimg "$big" 1800000000 1T -t ext4
+for args in "status --json" "set --dry-run"; do
+        # shellcheck disable=SC2086
+        trace "$small" $args --device "$small" --not-before 2026-01-01
+        small_reads=$READS small_bytes=$BYTES
+        # shellcheck disable=SC2086
+        trace "$big" $args --device "$big" --not-before 2026-01-01
+        echo "$args: 64 MiB image: $small_reads read(s), $small_bytes bytes; 1 TiB image: $READS read(s), $BYTES bytes"
+        assert_eq "$BYTES" "$small_bytes" "$args: bytes read, 1 TiB against 64 MiB"
+        assert_eq "$READS" "$small_reads" "$args: reads, 1 TiB against 64 MiB"
+        [ "$BYTES" -gt 0 ] && [ "$BYTES" -le 4096 ] || fail "$args: read $BYTES bytes, expected one superblock"
+done
+
+# Bad input reads no more than good input and writes nothing either.
+mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
+trace "$TMP/vfat.img" set --dry-run --device "$TMP/vfat.img"
+echo "vfat image: $READS read(s), $BYTES bytes (libblkid names what it holds)"
+
+# Finding a device by label probes every block device through libblkid, whose cache must not be
+# written anywhere (not even to /dev/null).
+[ "$(id -u)" == 0 ] || fail "needs root for a loop device (CI runs as root)"
+mkimg "$TMP/label.img" 1800000000 8M -t ext4 -L "cfxio$$"
+attach "$TMP/label.img"
+trace "$DEV" status --device "LABEL=cfxio$$" --not-before 2026-01-01
+echo "LABEL= on a loop device: $READS read(s) of it, $BYTES bytes (probe and superblock)"
+[ "$BYTES" -gt 0 ] || fail "LABEL=: the device was not read"
+echo ok

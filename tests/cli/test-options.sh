@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The command line: --help, --version, and every kind of usage error (exit 2, one line, nothing
+# read, nothing changed).
+. "$SRCDIR/tests/lib.sh"
+
+cf --help
+assert_eq "$RC" 0 "--help: exit"
+assert_match "$OUT" "^Usage: clockfix \[COMMAND\] \[OPTIONS\]" "--help: usage"
+for word in status set --device --cmdline --wait --margin --not-before --not-after --dry-run --json "Exit status"; do
+        assert_match "$OUT" "$word" "--help mentions $word"
+done
+cf -h
+assert_eq "$RC" 0 "-h: exit"
+
+cf --version
+assert_eq "$RC" 0 "--version: exit"
+version=$(sed -n "s/^ *version : '\(.*\)',$/\1/p" "$SRCDIR/meson.build")
+assert_match "$OUT" "^clockfix $version \(built [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z\)$" "--version"
+
+img=$TMP/root.img
+mkimg "$img" 1800000000 8M -t ext4
+
+usage() {
+        local want=$1
+        shift
+        cf "$@"
+        assert_eq "$RC" 2 "clockfix $*: exit"
+        assert_eq "$(wc -l <<<"$ERR")" 1 "clockfix $*: one line"
+        assert_match "$ERR" "^<3>clockfix: $want" "clockfix $*: message"
+        assert_eq "$OUT" "" "clockfix $*: no output"
+}
+usage 'Unknown option --bogus \(see --help\)' --bogus
+usage 'Unknown option -x \(see --help\)' -x status
+usage 'Unknown command "fix": use status or set' fix
+usage 'Unexpected argument "extra"' status extra
+usage 'Option --device needs a value' --device
+usage '--device: empty path' --device ''
+usage '--margin: not a number of seconds "soon"' --margin soon --device "$img"
+usage '--margin: not a number of seconds "-1"' --margin -1 --device "$img"
+usage '--margin: out of range "99999999999999999999"' --margin 99999999999999999999 --device "$img"
+usage '--wait: not a number of seconds "1m"' --wait 1m --device "$img"
+usage '--not-before: not a time "yesterday"' --not-before yesterday --device "$img"
+usage '--not-after: not a time "2026-02-30"' --not-after 2026-02-30 --device "$img"
+usage '--not-after: time out of range "1969-12-31"' --not-after 1969-12-31 --device "$img"
+usage '--not-after 2020-01-01T00:00:00Z is before the floor 2026-01-01T00:00:00Z \(--not-before\)' \
+        --not-before 2026-01-01 --not-after 2020-01-01 --device "$img"
+usage '--margin is too large for --not-after' --not-after @18446744073709 --margin 18446744073 --device "$img"
+usage '--json applies to status only' set --json --device "$img"
+usage '--dry-run applies to set only' status --dry-run --device "$img"
+usage '--now needs --dry-run with set' set --now 2000-01-01 --device "$img"
+
+# Options may come before or after the command; the default command is status.
+cf --device "$img" --json --not-before 2026-01-01
+assert_eq "$(jqo .estimate)" 1800000000 "default command"
+cf --json --device "$img" status --not-before 2026-01-01
+assert_eq "$(jqo .estimate)" 1800000000 "options around the command"
+echo ok

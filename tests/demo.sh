@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The README's first command: on a fresh Debian 12 machine (as root, to install packages),
+# builds clockfix in build/ and shows what it does on a sample ext4 image, as a board whose
+# real-time clock reset to 2000-01-01 would see it. Nothing is changed: no clock, no disk.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. tests/deps.sh
+install_packages "${BUILD_PACKAGES[@]}" e2fsprogs
+
+if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
+meson compile -C build >/dev/null
+cf=build/clockfix
+
+# The sample: a root filesystem of a board that ran for 45 days after this clockfix was built,
+# was last mounted on day 40 and lost power on day 45. (clockfix never trusts a disk to be
+# older than itself: its build time is the floor.)
+built=$(date -u -d "$("$cf" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
+mounted=$((built + 40 * 86400))
+written=$((built + 45 * 86400))
+mkdir -p build/demo
+img=build/demo/sample-root.img
+E2FSPROGS_FAKE_TIME=$((built - 86400)) mke2fs -q -F -t ext4 -L demo-root "$img" 64M >/dev/null
+printf 'ssv mtime @%s\n' "$mounted" | E2FSPROGS_FAKE_TIME=$written debugfs -w -f - "$img" >/dev/null 2>&1
+echo "Sample root filesystem $img: last written $(date -u -d "@$written" +%FT%TZ)"
+echo
+
+run() {
+        echo "\$ clockfix $*"
+        "$cf" "$@" 2>&1 || echo "(exit status $?)"
+        echo
+}
+echo "(--now 2000-01-01: decide as if the clock read 2000-01-01, like a board whose RTC reset)"
+echo
+run status --device "$img" --now 2000-01-01
+run set --dry-run --device "$img" --now 2000-01-01
+run status --json --device "$img" --now 2000-01-01

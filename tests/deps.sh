@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# deps.sh: the Debian 12 packages clockfix needs, and a function that installs the missing ones.
+# Sourced by tests/demo.sh and tests/run.sh.
+
+BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsystemd-dev libblkid-dev)
+# What the demo and the tests run: mke2fs/debugfs/dumpe2fs, mkfs.vfat, sfdisk, losetup/partx/
+# setpriv/mkswap (util-linux), script (bsdutils), jq, strace, systemd-analyze, clang-format.
+TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux bsdutils jq strace systemd clang-format)
+
+# install_packages PACKAGE...: apt-get installs those not installed yet (needs root for that).
+install_packages() {
+        local missing=() p
+        for p in "$@"; do
+                dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+        done
+        [ ${#missing[@]} -eq 0 ] && return 0
+        if [ "$(id -u)" != 0 ]; then
+                echo "Missing packages: ${missing[*]}. Run as root, or: sudo apt-get install ${missing[*]}" >&2
+                return 1
+        fi
+        echo "Installing ${missing[*]}"
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# lib.sh: what the shell tests share. Sourced; meson sets CLOCKFIX, FINGERPRINT, SRCDIR.
+
+set -euo pipefail
+export TZ=UTC LC_ALL=C
+: "${CLOCKFIX:?run through meson test}" "${FINGERPRINT:?run through meson test}"
+
+TMP=$(mktemp -d /tmp/clockfix-test.XXXXXX)
+chmod 755 "$TMP"
+LOOPS=()
+cleanup() {
+        local l
+        for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+        rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+        echo "FAIL: $*" >&2
+        exit 1
+}
+
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq() {
+        [ "$1" == "$2" ] || fail "$3: got '$1', expected '$2'"
+}
+
+# assert_match TEXT REGEX WHAT
+assert_match() {
+        grep -qE -- "$2" <<<"$1" || fail "$3: '$1' does not match /$2/"
+}
+
+# mkimg FILE EPOCH SIZE [MKE2FS-ARGS...]: an image whose created, last write and last check are EPOCH
+mkimg() {
+        local file=$1 epoch=$2 size=$3
+        shift 3
+        # mke2fs says "Creating regular file" on stdout even with -q.
+        E2FSPROGS_FAKE_TIME=$epoch mke2fs -q -F "$@" "$file" "$size" >/dev/null
+}
+
+# stamp FILE WRITE-EPOCH DEBUGFS-COMMAND...: runs debugfs commands; last write becomes WRITE-EPOCH
+stamp() {
+        local file=$1 epoch=$2
+        shift 2
+        printf '%s\n' "$@" | E2FSPROGS_FAKE_TIME=$epoch debugfs -w -f - "$file" >/dev/null 2>&1
+}
+
+# sb_time FILE LABEL: a time from `dumpe2fs -h` as seconds since the epoch ("" for n/a or absent)
+sb_time() {
+        local v
+        v=$(dumpe2fs -h "$1" 2>/dev/null | sed -n "s/^$2: *//p")
+        case "$v" in "" | "n/a") echo "" ;; *) date -u -d "$v" +%s ;; esac
+}
+
+# cf ARGS...: runs clockfix; sets OUT, ERR, RC. Every image given with -d/--device is
+# fingerprinted before and after: clockfix must never write to it. With AS_USER=1 it runs as
+# the user nobody with no capabilities at all: the kernel will not let it set the clock.
+cf() {
+        local args=("$@") images=() i fp_before=() fp_after=()
+        for ((i = 0; i < ${#args[@]}; i++)); do
+                case "${args[i]}" in
+                -d | --device) [ -f "${args[i + 1]:-}" ] && images+=("${args[i + 1]}") ;;
+                esac
+        done
+        for i in "${images[@]}"; do fp_before+=("$("$FINGERPRINT" "$i")"); done
+        RC=0
+        OUT=$(${AS_USER:+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs} \
+                "$CLOCKFIX" "$@" 2>"$TMP/stderr") || RC=$?
+        ERR=$(cat "$TMP/stderr")
+        for i in "${images[@]}"; do fp_after+=("$("$FINGERPRINT" "$i")"); done
+        [ "${fp_before[*]}" == "${fp_after[*]}" ] || fail "clockfix $* changed an image"
+        return 0
+}
+
+# jqo FILTER: applies jq to OUT
+jqo() {
+        jq -r "$1" <<<"$OUT"
+}
+
+# attach IMAGE: sets DEV to a loop device for the image, detached when the test ends
+attach() {
+        DEV=$(losetup -f --show -P "$1")
+        LOOPS+=("$DEV")
+}

@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The README's two commands exist, and CI runs exactly the README's test command.
+set -euo pipefail
+cd "$SRCDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+grep -qx '    bash tests/demo.sh' README.md || fail "README.md does not give 'bash tests/demo.sh'"
+grep -qx '    bash tests/run.sh' README.md || fail "README.md does not give 'bash tests/run.sh'"
+[ -x tests/demo.sh ] && [ -x tests/run.sh ] && [ -x .ci/run ] || fail "a script is not executable"
+# The last command .ci/run runs is the README's test command.
+last=$(grep -v -e '^#' -e '^set ' -e '^cd ' -e '^$' .ci/run | tail -n 1)
+[ "$last" == "bash tests/run.sh" ] || fail ".ci/run runs '$last', not the README's 'bash tests/run.sh'"
+# What run.sh installs covers every program the tests call.
+. tests/deps.sh
+for p in meson libext2fs-dev libblkid-dev libsystemd-dev e2fsprogs dosfstools fdisk jq strace systemd clang-format; do
+        [[ " ${BUILD_PACKAGES[*]} ${TEST_PACKAGES[*]} " == *" $p "* ]] || fail "tests/deps.sh does not install $p"
+done
+echo ok
