@@ -328,6 +328,10 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
         case -ENODATA:
                 snprintf(buf, size, "too small to hold an ext2/3/4 superblock (empty or cut short)");
                 break;
+        case -ENOMEDIUM:
+                snprintf(
+                        buf, size, "empty block device (no medium, or a loop device with nothing attached)");
+                break;
         case -EMEDIUMTYPE:
                 if (d->fstype)
                         snprintf(buf, size, "holds %s, not ext2/3/4: skipped", d->fstype);
@@ -352,7 +356,7 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
                 snprintf(buf, size, "read failed: %s", reason ? reason : "input/output error");
                 break;
         default:
-                snprintf(buf, size, "%s", strerror(-d->error));
+                snprintf(buf, size, "cannot read it: %s", strerror(-d->error));
                 break;
         }
         return buf;

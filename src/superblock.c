@@ -129,6 +129,12 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
         /* The superblock occupies bytes 1024..2047. */
         if (S_ISREG(st.st_mode) && st.st_size < 2048)
                 return -ENODATA;
+        uint64_t size = device_size(path, &st);
+        /* An SD card reader without a card, an unattached loop device. */
+        if (S_ISBLK(st.st_mode) && size == 0)
+                return -ENOMEDIUM;
+        if (S_ISBLK(st.st_mode) && size < 2048)
+                return -ENODATA;
 
         initialize_ext2_error_table();
 
@@ -166,7 +172,7 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
                 .checksum_bad = checksum_bad,
                 .needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb),
                 .fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize,
-                .device_bytes = device_size(path, &st),
+                .device_bytes = size,
                 .type = fs_type(sb),
         };
         r.truncated = r.device_bytes > 0 && r.fs_bytes > r.device_bytes;

@@ -42,6 +42,7 @@ const char *sb_time_source(enum sb_time t);
  *   -EISDIR        path is a directory;
  *   -ENOTBLK       path is neither a block device nor a regular file;
  *   -ENODATA       too small to hold a superblock (empty or cut short);
+ *   -ENOMEDIUM     a block device of size 0 (no card in the reader, unattached loop);
  *   -EMEDIUMTYPE   no ext2/3/4 superblock magic: another filesystem or none;
  *   -EUCLEAN       the superblock is corrupt (libext2fs says why);
  *   -EOPNOTSUPP    features or revision this libext2fs cannot read;
