@@ -90,6 +90,16 @@ static int parse_seconds_option(const char *name, const char *value, usec_t *ret
         return 0;
 }
 
+/* Whether name[0..end) is one of the long options. */
+static bool known_long_option(const struct option *longopts, const char *name, const char *end)
+{
+        for (const struct option *o = longopts; o->name; o++)
+                if (strlen(o->name) == (size_t)(end - name) &&
+                        strncmp(o->name, name, (size_t)(end - name)) == 0)
+                        return true;
+        return false;
+}
+
 int options_parse(int argc, char *argv[], struct options *ret)
 {
         enum {
@@ -129,7 +139,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
         /* Sized for the worst case so that collecting --device never fails half-way. */
         o.devices = calloc((size_t)argc + 1, sizeof(char *));
         if (!o.devices)
-                return log_error_errno(EINVAL, "Out of memory"), -ENOMEM;
+                return log_error_errno(ENOMEM, "Out of memory");
 
         optind = 0;
         opterr = 0;
@@ -186,13 +196,20 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         r = log_error_errno(
                                 EINVAL, "Option %s needs a value (see --help)", argv[optind - 1]);
                         break;
-                default:
-                        if (optopt)
+                default: {
+                        /* optopt is a short option's letter; for a long option, its value or 0. */
+                        const char *arg = argv[optind - 1];
+                        const char *eq = strchr(arg, '=');
+                        if (optopt > 0 && optopt < 0x100 && !strchr("dnqvh", optopt))
                                 r = log_error_errno(EINVAL, "Unknown option -%c (see --help)", optopt);
+                        else if (strncmp(arg, "--", 2) == 0 && eq &&
+                                known_long_option(longopts, arg + 2, eq))
+                                r = log_error_errno(EINVAL, "Option %.*s takes no value (see --help)",
+                                        (int)(eq - arg), arg);
                         else
-                                r = log_error_errno(
-                                        EINVAL, "Unknown option %s (see --help)", argv[optind - 1]);
+                                r = log_error_errno(EINVAL, "Unknown option %s (see --help)", arg);
                         break;
+                }
                 }
         }
         if (r == 0 && optind < argc) {
@@ -261,7 +278,8 @@ static const char *device_name(const struct device_report *d)
 
 /*
  * One line per device that could not help, at level: unreadable devices,
- * untrusted superblocks, and readable ones none of whose times is usable.
+ * readable ones none of whose times is usable; warnings about what is odd
+ * about a readable one (a wrong checksum, a truncated device).
  * Single implausible times next to usable ones get a warning of their own.
  */
 static void explain_devices(const struct evidence *ev, const struct policy *p, int level)
@@ -272,13 +290,13 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                 const struct device_report *d = ev->devices + i;
                 size_t n = 0, usable = 0, late = 0;
 
-                if (!d->have_sb || d->sb.checksum_bad) {
+                if (!d->have_sb) {
                         log_internal(level, 0, "%s: %s", device_name(d),
                                 device_problem(d, problem, sizeof(problem)));
                         continue;
                 }
-                if (d->sb.truncated)
-                        log_warning("%s: %s", device_name(d), device_problem(d, problem, sizeof(problem)));
+                if (device_notes(d, problem, sizeof(problem))[0])
+                        log_warning("%s: %s", device_name(d), problem);
 
                 for (size_t j = 0; j < ev->n_candidates; j++) {
                         const struct candidate *c = ev->candidates + j;
@@ -341,6 +359,11 @@ static int do_set(const struct options *o, usec_t now, const struct decision *d,
         delta = d->target >= now ? (int64_t)((d->target - now) / USEC_PER_SEC)
                                  : -(int64_t)((now - d->target) / USEC_PER_SEC);
 
+        if (d->action == ACTION_NONE && d->clock_synchronized) {
+                log_info("Clock %s is synchronized by NTP: left alone (the disk says %s from %s)",
+                        format_iso(a, now), format_iso(b, d->target), why);
+                return EXIT_OK;
+        }
         if (d->action == ACTION_NONE) {
                 log_info("Clock %s is already at or past %s from %s: left alone", format_iso(a, now),
                         format_iso(b, d->target), why);
@@ -383,7 +406,7 @@ int cli_main(int argc, char *argv[])
         log_open();
         r = options_parse(argc, argv, &o);
         if (r != 0)
-                return r > 0 ? EXIT_OK : EXIT_USAGE;
+                return r > 0 ? EXIT_OK : r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         log_set_max_level(o.log_level);
 
         if (make_policy(&o, &policy) < 0) {
@@ -409,7 +432,9 @@ int cli_main(int argc, char *argv[])
         usec_t now = o.have_now ? o.now : clock_now();
         const char *floor_origin = o.have_not_before ? "--not-before" : "build time";
 
-        r = decide(&policy, now, ev.candidates, ev.n_candidates, &d);
+        /* --now pretends a clock reading: what NTP thinks of the real clock does not apply to it. */
+        int synchronized = o.have_now ? 0 : clock_ntp_synchronized();
+        r = decide(&policy, now, synchronized > 0, ev.candidates, ev.n_candidates, &d);
         if (r < 0) {
                 /* make_policy() validated the policy: not reached. */
                 status = EXIT_FAIL;
@@ -422,7 +447,7 @@ int cli_main(int argc, char *argv[])
                         .policy = &policy,
                         .floor_origin = floor_origin,
                         .now = now,
-                        .ntp_synchronized = clock_ntp_synchronized(),
+                        .ntp_synchronized = o.have_now ? -1 : synchronized,
                         .evidence = &ev,
                         .decision = &d,
                 };

@@ -16,8 +16,6 @@ int policy_validate(const struct policy *p)
 
 enum verdict candidate_verdict(const struct policy *p, const struct candidate *c)
 {
-        if (c->untrusted)
-                return VERDICT_UNTRUSTED;
         if (c->time > p->not_after)
                 return VERDICT_AFTER_NOT_AFTER;
         if (c->time < p->floor)
@@ -25,8 +23,8 @@ enum verdict candidate_verdict(const struct policy *p, const struct candidate *c
         return VERDICT_PLAUSIBLE;
 }
 
-int decide(const struct policy *p, usec_t now, const struct candidate *candidates, size_t n,
-        struct decision *ret)
+int decide(const struct policy *p, usec_t now, bool synchronized, const struct candidate *candidates,
+        size_t n, struct decision *ret)
 {
         const struct candidate *winner = NULL;
         bool evidence = false;
@@ -55,8 +53,11 @@ int decide(const struct policy *p, usec_t now, const struct candidate *candidate
         }
 
         if (!evidence) {
-                *ret = (struct decision){ .action = ACTION_UNAVAILABLE,
-                        .clock_implausible = now > p->not_after };
+                *ret = (struct decision){
+                        .action = ACTION_UNAVAILABLE,
+                        .clock_implausible = now > p->not_after,
+                        .clock_synchronized = synchronized,
+                };
                 return 0;
         }
 
@@ -65,12 +66,19 @@ int decide(const struct policy *p, usec_t now, const struct candidate *candidate
         usec_t target = estimate + p->margin; /* cannot overflow: estimate <= not_after, validated above */
         bool implausible = now > p->not_after;
 
+        /*
+         * A clock that NTP synchronised is right, whatever the disk says: a disk
+         * time ahead of it was written while the clock was wrong, and an
+         * "implausible" clock only means this binary is older than the window.
+         * (At boot the kernel never reports a synchronised clock.)
+         */
         *ret = (struct decision){
-                .action = now < target || implausible ? ACTION_SET : ACTION_NONE,
+                .action = !synchronized && (now < target || implausible) ? ACTION_SET : ACTION_NONE,
                 .estimate = estimate,
                 .target = target,
                 .winner = winner,
                 .clock_implausible = implausible,
+                .clock_synchronized = synchronized,
         };
         return 0;
 }
@@ -81,7 +89,6 @@ const char *verdict_to_string(enum verdict v)
                 [VERDICT_PLAUSIBLE] = "plausible",
                 [VERDICT_BEFORE_FLOOR] = "before_floor",
                 [VERDICT_AFTER_NOT_AFTER] = "after_not_after",
-                [VERDICT_UNTRUSTED] = "bad_checksum",
         };
         return (unsigned)v < _VERDICT_MAX ? table[v] : "invalid";
 }
@@ -92,7 +99,6 @@ const char *verdict_to_text(enum verdict v)
                 [VERDICT_PLAUSIBLE] = "plausible",
                 [VERDICT_BEFORE_FLOOR] = "before the floor",
                 [VERDICT_AFTER_NOT_AFTER] = "after not-after",
-                [VERDICT_UNTRUSTED] = "bad checksum",
         };
         return (unsigned)v < _VERDICT_MAX ? table[v] : "invalid";
 }

@@ -12,7 +12,6 @@ struct candidate {
         const char *device; /* path of the device or image it came from */
         const char *source; /* "superblock:last_write", ... */
         usec_t time;        /* 0 is never a candidate: readers skip unset fields */
-        bool untrusted;     /* read from a structure that failed its checksum */
 };
 
 /* What the rules make of one candidate. */
@@ -20,7 +19,6 @@ enum verdict {
         VERDICT_PLAUSIBLE,       /* within [floor, not_after]: may win */
         VERDICT_BEFORE_FLOOR,    /* older than the floor: the floor beats it */
         VERDICT_AFTER_NOT_AFTER, /* later than not_after: corrupt or crafted, never used */
-        VERDICT_UNTRUSTED,       /* its checksum failed: shown, never used */
         _VERDICT_MAX,
 };
 
@@ -43,6 +41,7 @@ struct decision {
         usec_t target;                  /* estimate + margin; 0 when unavailable */
         const struct candidate *winner; /* NULL when the floor wins (or unavailable) */
         bool clock_implausible;         /* now is after not_after, so set may move the clock back */
+        bool clock_synchronized;        /* NTP synchronised the clock: it is left alone */
 };
 
 /* Default window: not_after = floor + 30 years (of 365.25 days). */
@@ -58,16 +57,18 @@ int policy_validate(const struct policy *p);
 enum verdict candidate_verdict(const struct policy *p, const struct candidate *c);
 
 /*
- * Applies the rules of DESIGN.md §3 to candidates[0..n) with the clock reading now:
+ * Applies the rules of DESIGN.md §3 to candidates[0..n) with the clock reading
+ * now (synchronized: the kernel says NTP keeps it):
  *   estimate = max(floor, plausible candidates), the first listed winning a tie;
  *   target = estimate + margin;
- *   set when now < target, or when now itself is after not_after; none otherwise.
+ *   set when now < target, or when now itself is after not_after; none otherwise,
+ *   and none whenever the clock is synchronised: NTP knows better than any disk.
  * With no candidate that is plausible or before the floor, the action is unavailable:
  * without evidence from a readable disk clockfix changes nothing, not even to the floor.
  * Returns 0 and fills *ret, or the error of policy_validate() leaving *ret untouched.
  */
-int decide(const struct policy *p, usec_t now, const struct candidate *candidates, size_t n,
-        struct decision *ret);
+int decide(const struct policy *p, usec_t now, bool synchronized, const struct candidate *candidates,
+        size_t n, struct decision *ret);
 
 const char *verdict_to_string(enum verdict v); /* "plausible", "before_floor", ... */
 const char *verdict_to_text(enum verdict v);   /* for people: "before the floor", ... */

@@ -123,7 +123,14 @@ static int try_spec(
         }
         d->path = path;
 
-        r = superblock_read(d->path, &d->sb, &d->reason);
+        /*
+         * With --wait, a device whose node exists may not be ready yet: a card
+         * reader still without medium, a loop device being set up, an image
+         * still being written. Keep trying until the deadline.
+         */
+        do
+                r = superblock_read(d->path, &d->sb, &d->reason);
+        while ((r == -ENOMEDIUM || r == -ENODATA || r == -ENXIO) && wait_a_moment(deadline));
         if (r == -ENOMEM)
                 return r;
         /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
@@ -153,7 +160,6 @@ static int add_candidates(struct evidence *ev, const struct device_report *d)
                         .device = d->path,
                         .source = sb_time_source(t),
                         .time = u,
-                        .untrusted = d->sb.checksum_bad,
                 };
         }
         return 0;
@@ -240,7 +246,9 @@ static int gather_root(const struct gather_config *config, struct evidence *ev, 
 
 int gather(const struct gather_config *config, struct evidence *ev)
 {
-        usec_t deadline = config->wait > 0 ? now_monotonic() + config->wait : 0;
+        usec_t now = now_monotonic();
+        /* Saturate: --wait 18446744073709 means "for ever", not a deadline in the past. */
+        usec_t deadline = config->wait > USEC_INFINITY - now ? USEC_INFINITY : now + config->wait;
         int r = 0;
 
         *ev = (struct evidence){ 0 };
@@ -287,23 +295,38 @@ size_t evidence_devices_read(const struct evidence *ev)
         return n;
 }
 
+char *device_notes(const struct device_report *d, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        buf[0] = '\0';
+        if (!d->have_sb)
+                return buf;
+        if (d->sb.checksum_bad)
+                n += (size_t)snprintf(buf + n, size - n,
+                        "%ssuperblock checksum does not match (corrupt, or torn by a power cut): its times are used "
+                        "only where plausible; run e2fsck",
+                        n ? "; " : "");
+        if (n < size && d->sb.truncated)
+                n += (size_t)snprintf(buf + n, size - n,
+                        "%sfilesystem claims %" PRIu64 " bytes but the device has %" PRIu64
+                        ": truncated image or wrong partition table?",
+                        n ? "; " : "", d->sb.fs_bytes, d->sb.device_bytes);
+        if (n < size && d->sb.unknown_features)
+                snprintf(buf + n, size - n,
+                        "%suses incompatible features this libext2fs does not know; its superblock times are read "
+                        "anyway",
+                        n ? "; " : "");
+        return buf;
+}
+
 char *device_problem(const struct device_report *d, char *buf, size_t size)
 {
         const char *reason = d->reason;
 
         switch (d->error) {
         case 0:
-                if (d->sb.checksum_bad)
-                        snprintf(buf, size,
-                                "superblock checksum does not match: corrupt filesystem, its times "
-                                "are not trusted (run e2fsck)");
-                else if (d->sb.truncated)
-                        snprintf(buf, size,
-                                "filesystem claims %" PRIu64 " bytes but the device has %" PRIu64
-                                ": truncated image or wrong partition table? Its times are still used",
-                                d->sb.fs_bytes, d->sb.device_bytes);
-                else
-                        snprintf(buf, size, "ok");
+                snprintf(buf, size, "ok");
                 break;
         case -ENOENT:
                 snprintf(buf, size,

@@ -72,3 +72,9 @@ const char *origin_to_string(enum origin o);
  * with --wait SECONDS)". Returns buf.
  */
 char *device_problem(const struct device_report *d, char *buf, size_t size);
+
+/*
+ * What to know about a device that was read: a wrong checksum, a device
+ * smaller than its filesystem, unknown features; "" when nothing. Returns buf.
+ */
+char *device_notes(const struct device_report *d, char *buf, size_t size);

@@ -71,6 +71,14 @@ static void json_time(FILE *f, usec_t t, bool present)
                 fputs("null", f);
 }
 
+/* Prints s with control characters as '?': a label is 16 bytes from the disk, and a crafted
+ * one must not drive the terminal. */
+static void print_printable(FILE *f, const char *s)
+{
+        for (; *s; s++)
+                fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
 static const char *device_name(const struct device_report *d)
 {
         return d->path ? d->path : d->spec;
@@ -93,6 +101,7 @@ void report_json(FILE *f, const struct status *s)
         json_time(f, d->target, have);
         fprintf(f, ",\"action\":\"%s\"", action_to_string(d->action));
         fprintf(f, ",\"clock_implausible\":%s", d->clock_implausible ? "true" : "false");
+        fprintf(f, ",\"clock_synchronized\":%s", d->clock_synchronized ? "true" : "false");
         fprintf(f, ",\"floor\":%" PRIu64 ",\"floor_source\":", s->policy->floor / USEC_PER_SEC);
         json_string(f, s->floor_origin);
         fprintf(f, ",\"not_after\":%" PRIu64 ",\"margin_usec\":%" PRIu64,
@@ -122,9 +131,10 @@ void report_json(FILE *f, const struct status *s)
                         fputs(",\"label\":", f);
                         json_string(f, dev->sb.label);
                         fprintf(f,
-                                ",\"checksum_bad\":%s,\"needs_recovery\":%s,\"truncated\":%s"
+                                ",\"checksum_bad\":%s,\"unknown_features\":%s,\"needs_recovery\":%s,\"truncated\":%s"
                                 ",\"fs_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64,
                                 dev->sb.checksum_bad ? "true" : "false",
+                                dev->sb.unknown_features ? "true" : "false",
                                 dev->sb.needs_recovery ? "true" : "false",
                                 dev->sb.truncated ? "true" : "false", dev->sb.fs_bytes,
                                 dev->sb.device_bytes);
@@ -170,12 +180,15 @@ void report_text(FILE *f, const struct status *s)
                 fputs("): ", f);
                 if (dev->have_sb) {
                         fprintf(f, "%s, UUID %s", dev->sb.type, dev->sb.uuid);
-                        if (dev->sb.label[0])
-                                fprintf(f, ", label \"%s\"", dev->sb.label);
+                        if (dev->sb.label[0]) {
+                                fputs(", label \"", f);
+                                print_printable(f, dev->sb.label);
+                                fputc('"', f);
+                        }
                         if (dev->sb.needs_recovery)
                                 fputs(", journal needs recovery (mounted, or not cleanly unmounted)", f);
-                        if (dev->sb.checksum_bad || dev->sb.truncated)
-                                fprintf(f, "; %s", device_problem(dev, problem, sizeof(problem)));
+                        if (device_notes(dev, problem, sizeof(problem))[0])
+                                fprintf(f, "; %s", problem);
                         fputc('\n', f);
                 } else
                         fprintf(f, "%s\n", device_problem(dev, problem, sizeof(problem)));
@@ -217,7 +230,10 @@ void report_text(FILE *f, const struct status *s)
                         format_iso(a, d->estimate));
         fprintf(f, "Target:     %s (estimate + margin %s s)\n", format_iso(b, d->target),
                 format_seconds(m, s->policy->margin));
-        if (d->action == ACTION_NONE)
+        if (d->action == ACTION_NONE && d->clock_synchronized)
+                fputs("Action:     none: the clock is synchronized by NTP, which knows better than any disk\n",
+                        f);
+        else if (d->action == ACTION_NONE)
                 fputs("Action:     none: the clock is already at or past the target\n", f);
         else if (d->clock_implausible)
                 fprintf(f,

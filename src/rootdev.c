@@ -101,32 +101,43 @@ enum spec_kind spec_classify(const char *spec)
 
 int read_small_file(const char *path, char **ret)
 {
-        char *buf;
-        size_t n = 0;
-        ssize_t k;
-        int fd;
+        /* mountinfo on a container host runs to hundreds of KiB; 16 MiB is nonsense. */
+        const size_t max = 16 * 1024 * 1024;
+        size_t n = 0, size = 4096;
+        char *buf = NULL;
+        int fd, r = 0;
 
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        buf = malloc(64 * 1024 + 1);
-        if (!buf) {
-                close(fd);
-                return -ENOMEM;
-        }
         /* procfs files report size 0: read until EOF rather than trusting fstat(). */
-        while (n < 64 * 1024 && (k = read(fd, buf + n, 64 * 1024 - n)) != 0) {
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int r = -errno;
-                        free(buf);
-                        close(fd);
-                        return r;
+        for (;;) {
+                if (n + 1 >= size || !buf) {
+                        if (buf)
+                                size *= 2;
+                        char *b = size <= max ? realloc(buf, size) : NULL;
+                        if (!b) {
+                                r = size > max ? -EFBIG : -ENOMEM;
+                                break;
+                        }
+                        buf = b;
                 }
+                ssize_t k = read(fd, buf + n, size - n - 1);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        r = -errno;
+                        break;
+                }
+                if (k == 0)
+                        break;
                 n += (size_t)k;
         }
         close(fd);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
         buf[n] = '\0';
         *ret = buf;
         return 0;
@@ -371,6 +382,18 @@ static int resolve_once(const char *spec, enum spec_kind kind, char **ret)
         return 0;
 }
 
+bool wait_a_moment(usec_t deadline)
+{
+        usec_t now = now_monotonic();
+
+        if (now >= deadline)
+                return false;
+        usec_t step = deadline - now < POLL_USEC ? deadline - now : POLL_USEC;
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(step * NSEC_PER_USEC) };
+        nanosleep(&ts, NULL);
+        return true;
+}
+
 int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path)
 {
         char *partitions = NULL;
@@ -406,15 +429,10 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
                 r = look ? resolve_once(spec, kind, ret_path) : -ENOENT;
                 if (r != -ENOENT && r != -ENXIO && r != -ENODEV)
                         break;
-                now = now_monotonic();
-                if (now >= deadline) {
+                if (!wait_a_moment(deadline)) {
                         r = waited ? -ETIMEDOUT : -ENOENT;
                         break;
                 }
-                usec_t left = deadline - now;
-                usec_t step = left < POLL_USEC ? left : POLL_USEC;
-                struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(step * NSEC_PER_USEC) };
-                nanosleep(&ts, NULL);
                 waited = true;
         }
 

@@ -27,7 +27,8 @@ enum spec_kind spec_classify(const char *spec);
  */
 int cmdline_find_root(const char *cmdline, char **ret);
 
-/* Reads a file of at most 64 KiB into a new NUL-terminated string. 0 or -errno. */
+/* Reads a whole text file (procfs too) into a new NUL-terminated string. 0, -EFBIG past 16 MiB, or -errno.
+ */
 int read_small_file(const char *path, char **ret);
 
 /*
@@ -62,3 +63,10 @@ int probe_fstype(const char *path, char **ret_type);
 
 /* CLOCK_MONOTONIC in microseconds. */
 usec_t now_monotonic(void);
+
+/*
+ * Sleeps until the next look for a device that is not there yet (50 ms, or
+ * less if the deadline is nearer). Returns false, without sleeping, once the
+ * monotonic deadline has passed.
+ */
+bool wait_a_moment(usec_t deadline);

@@ -61,22 +61,26 @@ static int errcode_to_errno(errcode_t e)
         }
 }
 
-/* Size of a block device or regular file, without reading it; 0 if unknown. */
-static uint64_t device_size(const char *path, const struct stat *st)
+/* Size of a block device or regular file, without reading it. 0 or -errno. */
+static int device_size(const char *path, const struct stat *st, uint64_t *ret)
 {
         uint64_t size = 0;
-        int fd;
+        int fd, r = 0;
 
-        if (S_ISREG(st->st_mode))
-                return (uint64_t)st->st_size;
+        if (S_ISREG(st->st_mode)) {
+                *ret = (uint64_t)st->st_size;
+                return 0;
+        }
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0)
-                return 0;
+                return -errno;
         if (ioctl(fd, BLKGETSIZE64, &size) < 0)
-                size = 0;
+                r = -errno;
         close(fd);
-        return size;
+        if (r == 0)
+                *ret = size;
+        return r;
 }
 
 /*
@@ -114,8 +118,10 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
         const int flags = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS;
         ext2_filsys fs = NULL;
         struct stat st;
-        bool checksum_bad = false;
+        bool checksum_bad = false, unknown_features = false;
+        uint64_t size = 0;
         errcode_t e;
+        int r;
 
         if (ret_reason)
                 *ret_reason = NULL;
@@ -126,14 +132,14 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
                 return -EISDIR;
         if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
                 return -ENOTBLK;
-        /* The superblock occupies bytes 1024..2047. */
-        if (S_ISREG(st.st_mode) && st.st_size < 2048)
-                return -ENODATA;
-        uint64_t size = device_size(path, &st);
+        r = device_size(path, &st, &size);
+        if (r < 0)
+                return r;
         /* An SD card reader without a card, an unattached loop device. */
         if (S_ISBLK(st.st_mode) && size == 0)
                 return -ENOMEDIUM;
-        if (S_ISBLK(st.st_mode) && size < 2048)
+        /* The superblock occupies bytes 1024..2047. */
+        if (size < 2048)
                 return -ENODATA;
 
         initialize_ext2_error_table();
@@ -143,15 +149,30 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
          * the name as the start of I/O options and opens a truncated path.
          */
         e = ext2fs_open2(path, "", flags, 0, 0, unix_io_manager, &fs);
+        if (e == EXT2_ET_UNSUPP_FEATURE) {
+                /*
+                 * An incompatible feature newer than this libext2fs (a root made by
+                 * a newer mke2fs). The superblock's layout and times do not depend
+                 * on features, and nothing beyond the superblock is read, so FORCE
+                 * is safe here, as with dumpe2fs -f.
+                 */
+                unknown_features = true;
+                e = ext2fs_open2(path, "", flags | EXT2_FLAG_FORCE, 0, 0, unix_io_manager, &fs);
+        }
         if (e == EXT2_ET_SB_CSUM_INVALID || e == EXT2_ET_UNKNOWN_CSUM) {
                 /*
                  * libext2fs already re-read the superblock a few times in case the
                  * kernel was rewriting it. Open again ignoring the checksum, as
-                 * dumpe2fs does, so the times can be shown; they are marked and the
-                 * decision never uses them.
+                 * dumpe2fs does. The times are still used if they are plausible: a
+                 * superblock torn by a power cut (the first sector, with the times,
+                 * written and the second, with the checksum, not) is the very case
+                 * clockfix is for, and a random corruption of a time almost always
+                 * lands outside the window.
                  */
                 checksum_bad = true;
-                e = ext2fs_open2(path, "", flags | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager, &fs);
+                e = ext2fs_open2(path, "",
+                        flags | EXT2_FLAG_IGNORE_CSUM_ERRORS | (unknown_features ? EXT2_FLAG_FORCE : 0), 0,
+                        0, unix_io_manager, &fs);
         }
         if (e) {
                 if (ret_reason)
@@ -160,7 +181,7 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
         }
 
         struct ext2_super_block *sb = fs->super;
-        struct superblock r = {
+        struct superblock result = {
                 .time_sec = {
                         [SB_TIME_LAST_WRITE] = tstamp(sb->s_wtime, sb->s_wtime_hi),
                         [SB_TIME_LAST_MOUNT] = tstamp(sb->s_mtime, sb->s_mtime_hi),
@@ -170,17 +191,18 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
                         [SB_TIME_LAST_ERROR] = tstamp(sb->s_last_error_time, sb->s_last_error_time_hi),
                 },
                 .checksum_bad = checksum_bad,
+                .unknown_features = unknown_features,
                 .needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb),
                 .fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize,
                 .device_bytes = size,
                 .type = fs_type(sb),
         };
-        r.truncated = r.device_bytes > 0 && r.fs_bytes > r.device_bytes;
-        format_uuid(r.uuid, sb->s_uuid);
-        memcpy(r.label, sb->s_volume_name, sizeof(sb->s_volume_name));
-        r.label[sizeof(r.label) - 1] = '\0';
+        result.truncated = result.device_bytes > 0 && result.fs_bytes > result.device_bytes;
+        format_uuid(result.uuid, sb->s_uuid);
+        memcpy(result.label, sb->s_volume_name, sizeof(sb->s_volume_name));
+        result.label[sizeof(result.label) - 1] = '\0';
 
         ext2fs_close_free(&fs);
-        *ret = r;
+        *ret = result;
         return 0;
 }

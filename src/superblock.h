@@ -17,12 +17,13 @@ enum sb_time {
 
 struct superblock {
         uint64_t time_sec[_SB_TIME_MAX]; /* seconds since the epoch, 40 bits; 0: never set */
-        bool checksum_bad;               /* metadata_csum present and wrong: times not to be trusted */
-        bool needs_recovery;             /* the journal holds transactions: mounted, or power was cut */
-        bool truncated;                  /* the filesystem is larger than its device */
-        uint64_t fs_bytes;               /* size the superblock claims */
-        uint64_t device_bytes;           /* size of the device or image file */
-        const char *type;                /* "ext2", "ext3" or "ext4", by the features it uses */
+        bool checksum_bad;     /* metadata_csum present and wrong: corrupt, or torn by a power cut */
+        bool unknown_features; /* incompatible features newer than this libext2fs */
+        bool needs_recovery;   /* the journal holds transactions: mounted, or power was cut */
+        bool truncated;        /* the filesystem is larger than its device */
+        uint64_t fs_bytes;     /* size the superblock claims */
+        uint64_t device_bytes; /* size of the device or image file */
+        const char *type;      /* "ext2", "ext3" or "ext4", by the features it uses */
         char uuid[37];
         char label[17];
 };
@@ -35,7 +36,8 @@ const char *sb_time_source(enum sb_time t);
  * device or an image file) read-only: one 1 KiB read whatever the size of the
  * filesystem, no exclusive open, whether or not it is mounted. A superblock
  * whose checksum is wrong after libext2fs' re-reads is still returned, with
- * checksum_bad set.
+ * checksum_bad set, and so is one with incompatible features this libext2fs
+ * does not know, with unknown_features set.
  *
  * Returns 0, or a negative errno naming the problem:
  *   -ENOENT, -EACCES, ... from the system;
@@ -45,7 +47,7 @@ const char *sb_time_source(enum sb_time t);
  *   -ENOMEDIUM     a block device of size 0 (no card in the reader, unattached loop);
  *   -EMEDIUMTYPE   no ext2/3/4 superblock magic: another filesystem or none;
  *   -EUCLEAN       the superblock is corrupt (libext2fs says why);
- *   -EOPNOTSUPP    features or revision this libext2fs cannot read;
+ *   -EOPNOTSUPP    a revision this libext2fs cannot read;
  *   -EIO           anything else libext2fs reports.
  * On failure *ret_reason, if given, points at libext2fs' own text (static) or NULL.
  */

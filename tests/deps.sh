@@ -3,9 +3,10 @@
 # Sourced by tests/demo.sh and tests/run.sh.
 
 BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsystemd-dev libblkid-dev)
-# What the demo and the tests run: mke2fs/debugfs/dumpe2fs, mkfs.vfat, sfdisk, losetup/partx/
-# setpriv/mkswap (util-linux), script (bsdutils), jq, strace, systemd-analyze, clang-format.
-TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux bsdutils jq strace systemd clang-format)
+# What the demo and the tests run: mke2fs/debugfs/dumpe2fs, mkfs.vfat, sfdisk, partx/setpriv/
+# mkswap (util-linux), losetup/mount/umount (mount), script (bsdutils), jq, strace,
+# systemd-analyze, clang-format.
+TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format)
 
 # install_packages PACKAGE...: apt-get installs those not installed yet (needs root for that).
 install_packages() {

@@ -59,13 +59,23 @@ head -c 8M /dev/zero >"$TMP/swap.img"
 mkswap -q "$TMP/swap.img"
 check_bad "$TMP/swap.img" "holds swap, not ext2/3/4: skipped"
 
-# metadata_csum with one byte of the label changed: the times are shown but never used.
+# metadata_csum with one byte of the label changed (as a power cut can tear a superblock): the
+# times are used where plausible, with a warning naming the device and the problem.
 mkimg "$TMP/csum.img" 1800000000 8M -t ext4 -O metadata_csum -L good
 printf 'bad!' | dd of="$TMP/csum.img" bs=1 seek=$((1024 + 0x78)) conv=notrunc status=none
-check_bad "$TMP/csum.img" "superblock checksum does not match: corrupt filesystem, its times are not trusted \(run e2fsck\)"
+cf set --dry-run --device "$TMP/csum.img" $W --now 2000-01-01
+assert_eq "$RC" 0 "bad checksum: exit"
+assert_eq "$(head -n 1 <<<"$ERR")" "<4>clockfix: $TMP/csum.img: superblock checksum does not match (corrupt, or torn by a power cut): its times are used only where plausible; run e2fsck" "bad checksum: warning"
+assert_match "$(tail -n 1 <<<"$ERR")" "Would move clock forward .* to 2027-01-15T08:00:01Z" "bad checksum: decision"
 cf status --json --device "$TMP/csum.img" $W
 assert_eq "$(jqo '[.devices[0].checksum_bad, .sources[0].verdict, .sources[0].time] | @tsv')" \
-        "$(printf 'true\tbad_checksum\t1800000000')" "bad checksum: json"
+        "$(printf 'true\tplausible\t1800000000')" "bad checksum: json"
+# ... and a bad checksum with times beyond the window is no evidence at all.
+mkimg "$TMP/csum-future.img" 4102444800 8M -t ext4 -O metadata_csum
+printf 'bad!' | dd of="$TMP/csum-future.img" bs=1 seek=$((1024 + 0x78)) conv=notrunc status=none
+cf set --dry-run --device "$TMP/csum-future.img" $W --now 2000-01-01
+assert_eq "$RC" 3 "bad checksum, implausible: exit"
+assert_match "$ERR" "all its times are after not-after" "bad checksum, implausible: message"
 
 # A corrupt superblock: a block size of 2^50.
 mkimg "$TMP/bs.img" 1800000000 8M -t ext2
@@ -88,8 +98,17 @@ mkimg "$TMP/short.img" 1800000000 64M -t ext4
 truncate -s 1M "$TMP/short.img"
 cf set --dry-run --device "$TMP/short.img" $W --now 2000-01-01
 assert_eq "$RC" 0 "short: exit"
-assert_match "$ERR" "^<4>clockfix: $TMP/short.img: filesystem claims 67108864 bytes but the device has 1048576: truncated image or wrong partition table\? Its times are still used" "short: warning"
+assert_match "$ERR" "^<4>clockfix: $TMP/short.img: filesystem claims 67108864 bytes but the device has 1048576: truncated image or wrong partition table\?$" "short: warning"
 assert_match "$ERR" "Would move clock forward" "short: decision"
+
+# A label is 16 bytes from the disk: a crafted one cannot drive the terminal through the table,
+# and the JSON escapes it.
+mkimg "$TMP/esc.img" 1800000000 8M -t ext4 -L "$(printf 'a\033[31mb')"
+cf status --device "$TMP/esc.img" $W
+assert_match "$OUT" 'label "a\?\[31mb"' "escape in a label: table"
+cf status --json --device "$TMP/esc.img" $W
+assert_eq "$(jqo '.devices[0].label')" "$(printf 'a\033[31mb')" "escape in a label: json"
+grep -q 'a\\u001b\[31mb' <<<"$OUT" || fail "escape in a label: not escaped in the JSON text"
 
 # Several bad devices: one line for each, exit 3.
 cf set --dry-run --device "$TMP/zeros.img" --device "$TMP/vfat.img" $W

@@ -47,7 +47,8 @@ cf status --json --device "LABEL=$label" --not-before 2026-01-01
 assert_eq "$(jqo '.devices[0].device')" "$disk" "--device LABEL="
 
 # --wait: a device that appears after a second is found...
-( sleep 1; mkimg "$TMP/late.img" 1800000200 8M -t ext2 ) &
+# (made under another name and renamed, so that it appears whole, as a device does)
+( sleep 1; mkimg "$TMP/making.img" 1800000200 8M -t ext2; mv "$TMP/making.img" "$TMP/late.img" ) &
 start=$(date +%s%N)
 cf status --json --device "$TMP/late.img" --wait 20 --not-before 2026-01-01
 wait

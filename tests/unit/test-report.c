@@ -60,7 +60,7 @@ static void test_json(void)
         char *buf = NULL;
         size_t size = 0;
 
-        check_int(decide(&p, 946684800 * USEC_PER_SEC, c, 2, &d), 0);
+        check_int(decide(&p, 946684800 * USEC_PER_SEC, false, c, 2, &d), 0);
         struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
         FILE *f = open_memstream(&buf, &size);
         report_json(f, &s);
@@ -69,12 +69,13 @@ static void test_json(void)
         check_str(buf,
                 "{\"now\":946684800,\"estimate\":1800000000,\"source\":\"superblock:last_write\","
                 "\"device\":\"/dev/vda\",\"target\":1800000001,\"action\":\"set\",\"clock_implausible\":false,"
+                "\"clock_synchronized\":false,"
                 "\"floor\":1700000000,\"floor_source\":\"build time\",\"not_after\":2700000000,"
                 "\"margin_usec\":1000000,\"ntp_synchronized\":false,"
                 "\"devices\":[{\"device\":\"/dev/vda\",\"spec\":\"LABEL=root\",\"origin\":\"cmdline\","
                 "\"readable\":true,\"error\":null,\"fstype\":\"ext4\","
                 "\"uuid\":\"0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\",\"label\":\"root\",\"checksum_bad\":false,"
-                "\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0}],"
+                "\"unknown_features\":false,\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0}],"
                 "\"sources\":[{\"device\":\"/dev/vda\",\"source\":\"superblock:last_write\",\"time\":1800000000,"
                 "\"time_usec\":1800000000000000,\"plausible\":true,\"verdict\":\"plausible\",\"winner\":true},"
                 "{\"device\":\"/dev/vda\",\"source\":\"superblock:created\",\"time\":1000000000,"
@@ -84,7 +85,7 @@ static void test_json(void)
 
         /* Unavailable: estimate, source and target are null. */
         ev.n_candidates = 0;
-        check_int(decide(&p, 0, c, 0, &d), 0);
+        check_int(decide(&p, 0, false, c, 0, &d), 0);
         f = open_memstream(&buf, &size);
         report_json(f, &s);
         fclose(f);

@@ -209,6 +209,28 @@ static void test_read_small_file(void)
         check(strlen(text) > 0);
         free(text);
         check_int(read_small_file("/nonexistent", &text), -ENOENT);
+
+        /* Longer than any buffer it starts with: a mountinfo of 3000 lines, "/" the last. */
+        char path[256];
+        snprintf(path, sizeof(path), "%s/long-mountinfo", dir);
+        FILE *f = fopen(path, "we");
+        check(f != NULL);
+        for (int i = 0; f && i < 3000; i++)
+                fprintf(f, "%d 1 0:%d / /srv/container/%d/rootfs rw - overlay overlay rw\n", 100 + i,
+                        100 + i, i);
+        if (f) {
+                fprintf(f, "9999 1 8:2 / / rw - ext4 /dev/sda2 rw\n");
+                fclose(f);
+        }
+        check_int(read_small_file(path, &text), 0);
+        check(strlen(text) > 64 * 1024);
+        free(text);
+        dev_t devno;
+        char *type = NULL, *source = NULL;
+        check_int(mountinfo_find_root(path, &devno, &type, &source), 1);
+        check_str(source, "/dev/sda2");
+        free(type);
+        free(source);
 }
 
 int main(void)
