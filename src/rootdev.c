@@ -18,7 +18,7 @@
 #include "rootdev.h"
 
 /* How often to look again for a device that has not appeared (initramfs, --wait). */
-#define POLL_USEC (50 * 1000)
+#define POLL_USEC ((usec_t)50 * 1000)
 
 static const char *const tags[] = { "UUID", "PARTUUID", "LABEL", "PARTLABEL" };
 
@@ -102,7 +102,7 @@ enum spec_kind spec_classify(const char *spec)
 int read_small_file(const char *path, char **ret)
 {
         /* mountinfo on a container host runs to hundreds of KiB; 16 MiB is nonsense. */
-        const size_t max = 16 * 1024 * 1024;
+        const size_t max = (size_t)16 * 1024 * 1024;
         size_t n = 0, size = 4096;
         char *buf = NULL;
         int fd, r = 0;
