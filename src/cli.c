@@ -13,6 +13,7 @@
 #include "config.h"
 #include "decide.h"
 #include "gather.h"
+#include "jbd2.h"
 #include "log.h"
 #include "report.h"
 
@@ -34,6 +35,11 @@ static void help(void)
                "      --cmdline=FILE   read root= from FILE instead of /proc/cmdline\n"
                "      --wait=SECONDS   wait up to SECONDS for the device to appear (default 0)\n"
                "      --margin=SECONDS added to the newest time (default 1)\n"
+               "      --journal-budget=BLOCKS\n"
+               "                       read at most BLOCKS journal blocks per device to find\n"
+               "                       the newest commit (default %u); 0: do not read journals\n"
+               "      --no-stamps      do not read the stamp files of timesyncd, fake-hwclock\n"
+               "                       and clockfix\n"
                "      --not-before=TIME\n"
                "                       the floor: the real time is never earlier (default: the\n"
                "                       build time of clockfix)\n"
@@ -51,7 +57,8 @@ static void help(void)
                "\n"
                "Exit status: 0 the clock is at or past the target (set, or nothing to do);\n"
                "1 unexpected failure; 2 bad usage; 3 no device gave a usable time (nothing\n"
-               "changed); 4 not allowed to set the clock, needs CAP_SYS_TIME (nothing changed).\n");
+               "changed); 4 not allowed to set the clock, needs CAP_SYS_TIME (nothing changed).\n",
+                JBD2_BUDGET_DEFAULT);
 }
 
 static void version(void)
@@ -90,6 +97,24 @@ static int parse_seconds_option(const char *name, const char *value, usec_t *ret
         return 0;
 }
 
+/* Journal budgets beyond this would read for minutes at the speed of an SD card. */
+#define JOURNAL_BUDGET_MAX 1000000u
+
+static int parse_budget_option(const char *value, unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : 0;
+        if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v > JOURNAL_BUDGET_MAX)
+                return log_error_errno(EINVAL,
+                        "--journal-budget: \"%s\" is not a number of blocks from 0 to %u", value,
+                        JOURNAL_BUDGET_MAX);
+        *ret = (unsigned)v;
+        return 0;
+}
+
 /* Whether name[0..end) is one of the long options. */
 static bool known_long_option(const struct option *longopts, const char *name, const char *end)
 {
@@ -106,6 +131,8 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 ARG_CMDLINE = 0x100,
                 ARG_WAIT,
                 ARG_MARGIN,
+                ARG_JOURNAL_BUDGET,
+                ARG_NO_STAMPS,
                 ARG_NOT_BEFORE,
                 ARG_NOT_AFTER,
                 ARG_NOW,
@@ -117,6 +144,8 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 { "cmdline", required_argument, NULL, ARG_CMDLINE },
                 { "wait", required_argument, NULL, ARG_WAIT },
                 { "margin", required_argument, NULL, ARG_MARGIN },
+                { "journal-budget", required_argument, NULL, ARG_JOURNAL_BUDGET },
+                { "no-stamps", no_argument, NULL, ARG_NO_STAMPS },
                 { "not-before", required_argument, NULL, ARG_NOT_BEFORE },
                 { "not-after", required_argument, NULL, ARG_NOT_AFTER },
                 { "now", required_argument, NULL, ARG_NOW },
@@ -132,6 +161,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 .command = COMMAND_STATUS,
                 .cmdline_path = "/proc/cmdline",
                 .margin = MARGIN_DEFAULT,
+                .journal_budget = JBD2_BUDGET_DEFAULT,
                 .log_level = LOG_INFO,
         };
         int c, r = 0;
@@ -159,6 +189,12 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         break;
                 case ARG_MARGIN:
                         r = parse_seconds_option("--margin", optarg, &o.margin);
+                        break;
+                case ARG_JOURNAL_BUDGET:
+                        r = parse_budget_option(optarg, &o.journal_budget);
+                        break;
+                case ARG_NO_STAMPS:
+                        o.no_stamps = true;
                         break;
                 case ARG_NOT_BEFORE:
                         r = parse_time_option("--not-before", optarg, &o.not_before);
@@ -297,6 +333,19 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                 }
                 if (device_notes(d, problem, sizeof(problem))[0])
                         log_warning("%s: %s", device_name(d), problem);
+                if (d->have_journal && d->journal.error != 0)
+                        log_warning(
+                                "%s: journal not used: %s (run e2fsck)", device_name(d), d->journal.reason);
+                else if (d->have_journal && d->journal.jbd2.budget_exhausted)
+                        log_info(
+                                "%s: journal: stopped after %u blocks (--journal-budget): a newer commit may "
+                                "exist",
+                                device_name(d), d->journal.jbd2.blocks_read);
+                for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
+                        if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT)
+                                log_warning("%s: %s: %s, not used", device_name(d), stamp_path(t),
+                                        d->stamps[t].reason ? d->stamps[t].reason
+                                                            : strerror(-d->stamps[t].error));
 
                 for (size_t j = 0; j < ev->n_candidates; j++) {
                         const struct candidate *c = ev->candidates + j;
@@ -318,11 +367,12 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
 
                 if (n == 0)
                         log_internal(level, 0,
-                                "%s: no time is set in its superblock (never mounted, or zeroed)",
+                                "%s: no time is set in its superblock, journal or stamp files (never mounted, or "
+                                "zeroed)",
                                 device_name(d));
                 else if (usable == 0)
                         log_internal(level, 0,
-                                "%s: all its times are after not-after %s: corrupt or crafted superblock? (or "
+                                "%s: all its times are after not-after %s: corrupt or crafted filesystem? (or "
                                 "raise --not-after): not used",
                                 device_name(d), format_iso(a, p->not_after));
                 else if (late > 0)
@@ -421,6 +471,9 @@ int cli_main(int argc, char *argv[])
                 .mountinfo_path = "/proc/self/mountinfo",
                 .fstab_path = "/etc/fstab",
                 .wait = o.wait,
+                .window = &policy,
+                .journal_budget = o.journal_budget,
+                .no_stamps = o.no_stamps,
         };
         r = gather(&config, &ev);
         if (r < 0) {

@@ -28,8 +28,10 @@ struct options {
         const char *cmdline_path;
         usec_t wait;
         usec_t margin;
+        unsigned journal_budget; /* journal blocks to read at most per device; 0: do not read journals */
         usec_t not_before, not_after, now;
         bool have_not_before, have_not_after, have_now;
+        bool no_stamps;
         bool dry_run;
         bool json;
         int log_level;

@@ -88,9 +88,45 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
  * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
  * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
  */
-static int try_spec(
-        struct evidence *ev, enum origin origin, const char *spec, const char *fstype, usec_t deadline)
+/* Whether path is the block device of the filesystem mounted at /: its page cache is newer than the disk. */
+static bool is_mounted_root(const char *path)
 {
+        struct stat dev, root;
+
+        return stat(path, &dev) == 0 && S_ISBLK(dev.st_mode) && stat("/", &root) == 0 &&
+                dev.st_rdev == root.st_dev;
+}
+
+/* What lies beyond the superblock: the journal's newest commit, the stamp files. 0 or -ENOMEM. */
+static int read_filesystem(const struct gather_config *config, struct device_report *d,
+        struct struct_ext2_filsys *fs, usec_t deadline)
+{
+        static const struct policy everything = { .floor = 1, .not_after = USEC_INFINITY };
+        int r;
+
+        /* Features newer than this libext2fs may change how inodes and directories are laid out. */
+        if (d->sb.unknown_features)
+                return 0;
+        if (config->journal_budget > 0) {
+                r = journal_read(fs, config->window ? config->window : &everything, config->journal_budget,
+                        deadline, &d->journal);
+                if (r < 0)
+                        return r;
+                d->have_journal = d->journal.location != JOURNAL_NONE;
+        }
+        if (!config->no_stamps) {
+                r = stamps_read(fs, is_mounted_root(d->path), d->stamps);
+                if (r < 0)
+                        return r;
+                d->have_stamps = true;
+        }
+        return 0;
+}
+
+static int try_spec(const struct gather_config *config, struct evidence *ev, enum origin origin,
+        const char *spec, const char *fstype, usec_t deadline)
+{
+        struct struct_ext2_filsys *fs = NULL;
         struct device_report *d;
         char *path = NULL;
         int r;
@@ -129,10 +165,16 @@ static int try_spec(
          * still being written. Keep trying until the deadline.
          */
         do
-                r = superblock_read(d->path, &d->sb, &d->reason);
+                r = superblock_open(d->path, &d->sb, &d->reason, &fs);
         while ((r == -ENOMEDIUM || r == -ENODATA || r == -ENXIO) && wait_a_moment(deadline));
         if (r == -ENOMEM)
                 return r;
+        if (r >= 0) {
+                int k = read_filesystem(config, d, fs, deadline);
+                superblock_close(fs);
+                if (k < 0)
+                        return k;
+        }
         /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
         if (r == -EMEDIUMTYPE && probe_fstype(d->path, &d->fstype) == -ENOMEM)
                 return -ENOMEM;
@@ -141,8 +183,38 @@ static int try_spec(
         return d->have_sb;
 }
 
+static int add_candidate(struct evidence *ev, const struct device_report *d, const char *source, usec_t time)
+{
+        struct candidate *n = realloc(ev->candidates, (ev->n_candidates + 1) * sizeof(*n));
+
+        if (!n)
+                return -ENOMEM;
+        ev->candidates = n;
+        ev->candidates[ev->n_candidates++] = (struct candidate){
+                .device = d->path, .source = source, .time = time
+        };
+        return 0;
+}
+
+const struct jbd2_commit *journal_candidate(const struct device_report *d)
+{
+        const struct jbd2_report *j = &d->journal.jbd2;
+
+        if (!d->have_journal || d->journal.error != 0)
+                return NULL;
+        /* The newest plausible commit; else the newest of all, for status to show why it is not used. */
+        if (j->best.found)
+                return &j->best;
+        if (j->newest.found && j->newest.time != 0)
+                return &j->newest;
+        return NULL;
+}
+
 static int add_candidates(struct evidence *ev, const struct device_report *d)
 {
+        const struct jbd2_commit *c;
+        int r;
+
         for (enum sb_time t = 0; t < _SB_TIME_MAX; t++) {
                 usec_t u;
 
@@ -151,17 +223,24 @@ static int add_candidates(struct evidence *ev, const struct device_report *d)
                         continue;
                 if (!sec_to_usec(d->sb.time_sec[t], &u))
                         u = USEC_INFINITY; /* cannot happen with 40-bit times; implausible anyway */
-
-                struct candidate *n = realloc(ev->candidates, (ev->n_candidates + 1) * sizeof(*n));
-                if (!n)
-                        return -ENOMEM;
-                ev->candidates = n;
-                ev->candidates[ev->n_candidates++] = (struct candidate){
-                        .device = d->path,
-                        .source = sb_time_source(t),
-                        .time = u,
-                };
+                r = add_candidate(ev, d, sb_time_source(t), u);
+                if (r < 0)
+                        return r;
         }
+
+        c = journal_candidate(d);
+        if (c) {
+                r = add_candidate(ev, d, JOURNAL_SOURCE, c->time);
+                if (r < 0)
+                        return r;
+        }
+
+        for (enum stamp s = 0; d->have_stamps && s < _STAMP_MAX; s++)
+                if (d->stamps[s].error == 0 && d->stamps[s].time != 0) {
+                        r = add_candidate(ev, d, stamp_source(s), d->stamps[s].time);
+                        if (r < 0)
+                                return r;
+                }
         return 0;
 }
 
@@ -177,7 +256,7 @@ static int root_from_cmdline(const struct gather_config *config, struct evidence
         free(cmdline);
         if (r <= 0)
                 return r;
-        r = try_spec(ev, ORIGIN_CMDLINE, spec, NULL, deadline);
+        r = try_spec(config, ev, ORIGIN_CMDLINE, spec, NULL, deadline);
         free(spec);
         return r;
 }
@@ -201,7 +280,7 @@ static int root_from_mountinfo(const struct gather_config *config, struct eviden
         else {
                 /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
                 snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
-                r = try_spec(ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
+                r = try_spec(config, ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
         }
         free(fstype);
         free(source);
@@ -222,7 +301,7 @@ static int root_from_fstab(const struct gather_config *config, struct evidence *
         /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
         enum spec_kind kind = spec_classify(spec);
         if (kind == SPEC_TAG || kind == SPEC_PATH)
-                r = try_spec(ev, ORIGIN_FSTAB, spec, fstype, deadline);
+                r = try_spec(config, ev, ORIGIN_FSTAB, spec, fstype, deadline);
         else
                 r = add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
         free(spec);
@@ -255,7 +334,7 @@ int gather(const struct gather_config *config, struct evidence *ev)
 
         if (config->n_devices > 0) {
                 for (size_t i = 0; i < config->n_devices && r >= 0; i++)
-                        r = try_spec(ev, ORIGIN_OPTION, config->devices[i], NULL, deadline);
+                        r = try_spec(config, ev, ORIGIN_OPTION, config->devices[i], NULL, deadline);
         } else
                 r = gather_root(config, ev, deadline);
         if (r < 0)
@@ -280,6 +359,7 @@ void evidence_free(struct evidence *ev)
                 free(ev->devices[i].spec);
                 free(ev->devices[i].path);
                 free(ev->devices[i].fstype);
+                journal_report_done(&ev->devices[i].journal);
         }
         free(ev->devices);
         free(ev->candidates);

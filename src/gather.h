@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "decide.h"
+#include "journal.h"
+#include "stamps.h"
 #include "superblock.h"
 #include "time-util.h"
 
@@ -28,6 +30,10 @@ struct device_report {
         char *fstype;       /* what it holds instead, when not ext2/3/4 ("vfat", "nfs", ...) */
         bool have_sb;
         struct superblock sb;
+        bool have_journal; /* the journal was looked at (the filesystem has one, and it was asked for) */
+        struct journal_report journal;
+        bool have_stamps; /* the stamp files were looked for */
+        struct stamp_report stamps[_STAMP_MAX];
 };
 
 struct evidence {
@@ -40,10 +46,13 @@ struct evidence {
 struct gather_config {
         char *const *devices; /* --device arguments; when any are given nothing else is searched */
         size_t n_devices;
-        const char *cmdline_path;   /* the kernel command line, normally /proc/cmdline */
-        const char *mountinfo_path; /* normally /proc/self/mountinfo */
-        const char *fstab_path;     /* normally /etc/fstab */
-        usec_t wait;                /* how long to wait for a device to appear; 0: do not wait */
+        const char *cmdline_path;    /* the kernel command line, normally /proc/cmdline */
+        const char *mountinfo_path;  /* normally /proc/self/mountinfo */
+        const char *fstab_path;      /* normally /etc/fstab */
+        usec_t wait;                 /* how long to wait for a device to appear; 0: do not wait */
+        const struct policy *window; /* journal commits outside [floor, not_after] are passed over */
+        unsigned journal_budget;     /* journal blocks to read at most per device; 0: do not read journals */
+        bool no_stamps;              /* do not look for stamp files */
 };
 
 /*
@@ -51,12 +60,20 @@ struct gather_config {
  * kernel command line, mountinfo and fstab, in that order: a source that
  * names no local ext2/3/4 device is recorded and the next is tried. Every
  * device tried is recorded in ev->devices, readable or not; the times of the
- * readable ones become ev->candidates.
+ * readable ones become ev->candidates: their superblock times, the newest
+ * plausible commit of their journal, and their stamp files (each device
+ * gathered stands for the root filesystem).
  * Returns 0 (even if nothing could be read), or -ENOMEM.
  */
 int gather(const struct gather_config *config, struct evidence *ev);
 
 void evidence_free(struct evidence *ev);
+
+/* The source name of a journal's commit time. */
+#define JOURNAL_SOURCE "journal:last_commit"
+
+/* The commit of d's journal that is its candidate: the newest plausible, else the newest; or NULL. */
+const struct jbd2_commit *journal_candidate(const struct device_report *d);
 
 /* Number of devices that could be read. */
 size_t evidence_devices_read(const struct evidence *ev);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report: what `clockfix status` prints, for people (a table) and for programs (JSON) */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 #include "report.h"
@@ -71,6 +73,14 @@ static void json_time(FILE *f, usec_t t, bool present)
                 fputs("null", f);
 }
 
+static void json_time_usec(FILE *f, usec_t t, bool present)
+{
+        if (present)
+                fprintf(f, "%" PRIu64, t);
+        else
+                fputs("null", f);
+}
+
 /* Prints s with control characters as '?': a label is 16 bytes from the disk, and a crafted
  * one must not drive the terminal. */
 static void print_printable(FILE *f, const char *s)
@@ -82,6 +92,110 @@ static void print_printable(FILE *f, const char *s)
 static const char *device_name(const struct device_report *d)
 {
         return d->path ? d->path : d->spec;
+}
+
+static const char *yes_no(bool b)
+{
+        return b ? "true" : "false";
+}
+
+static void json_commit(FILE *f, const struct jbd2_commit *c)
+{
+        if (!c->found) {
+                fputs("null", f);
+                return;
+        }
+        fprintf(f, "{\"sequence\":%" PRIu32 ",\"block\":%" PRIu32 ",\"time\":", c->sequence, c->block);
+        json_time(f, c->time, c->time != 0);
+        fputs(",\"time_usec\":", f);
+        json_time_usec(f, c->time, c->time != 0);
+        fputc('}', f);
+}
+
+static void json_journal(FILE *f, const struct device_report *d)
+{
+        const struct journal_report *j = &d->journal;
+        const struct jbd2_report *r = &j->jbd2;
+        char features[128];
+
+        fprintf(f, ",\"journal\":{\"location\":\"%s\"", j->location == JOURNAL_DEVICE ? "device" : "inode");
+        if (j->location == JOURNAL_INODE)
+                fprintf(f, ",\"inode\":%" PRIu32 ",\"from_backup\":%s", j->inode, yes_no(j->from_backup));
+        else {
+                fputs(",\"uuid\":", f);
+                json_string(f, j->uuid);
+                fputs(",\"journal_device\":", f);
+                json_string(f, j->device);
+        }
+        fputs(",\"error\":", f);
+        json_string(f, j->error ? j->reason : NULL);
+        if (j->error == 0) {
+                fprintf(f,
+                        ",\"blocksize\":%" PRIu32 ",\"maxlen\":%" PRIu32 ",\"first\":%" PRIu32
+                        ",\"last\":%" PRIu32 ",\"features\":",
+                        r->blocksize, r->maxlen, r->first, r->last);
+                json_string(f, jbd2_features(r, features, sizeof(features)));
+                fprintf(f,
+                        ",\"state\":\"%s\",\"sequence\":%" PRIu32 ",\"start\":%" PRIu32 ",\"head\":%" PRIu32
+                        ",\"newest\":",
+                        r->dirty ? "dirty" : "clean", r->sequence, r->start, r->head);
+                json_commit(f, &r->newest);
+                fputs(",\"best\":", f);
+                json_commit(f, &r->best);
+                fprintf(f,
+                        ",\"wrapped\":%s,\"blocks_read\":%u,\"budget\":%u,\"budget_exhausted\":%s"
+                        ",\"bad_checksums\":%u,\"read_errors\":%u",
+                        yes_no(r->wrapped), r->blocks_read, r->budget, yes_no(r->budget_exhausted),
+                        r->bad_checksums, r->read_errors);
+        }
+        fputc('}', f);
+}
+
+static void json_stamps(FILE *f, const struct device_report *d)
+{
+        fputs(",\"files\":[", f);
+        for (enum stamp t = 0; t < _STAMP_MAX; t++) {
+                const struct stamp_report *st = d->stamps + t;
+
+                fputs(t ? ",{\"path\":" : "{\"path\":", f);
+                json_string(f, stamp_path(t));
+                fprintf(f, ",\"found\":%s,\"error\":", yes_no(st->error != -ENOENT));
+                json_string(f,
+                        st->error == 0 || st->error == -ENOENT ? NULL
+                                : st->reason                   ? st->reason
+                                                               : strerror(-st->error));
+                fprintf(f, ",\"inode\":%" PRIu32 ",\"live\":%s,\"time\":", st->inode, yes_no(st->live));
+                json_time(f, st->time, st->time != 0);
+                fputc('}', f);
+        }
+        fputc(']', f);
+}
+
+/* The device_report a candidate came from. */
+static const struct device_report *candidate_device(const struct evidence *ev, const struct candidate *c)
+{
+        for (size_t i = 0; i < ev->n_devices; i++)
+                if (ev->devices[i].path == c->device)
+                        return ev->devices + i;
+        return NULL;
+}
+
+/* Details of a journal or stamp file candidate: where on the disk it was found. */
+static void json_candidate_details(FILE *f, const struct evidence *ev, const struct candidate *c)
+{
+        const struct device_report *d = candidate_device(ev, c);
+        const struct jbd2_commit *commit;
+
+        if (!d)
+                return;
+        if (strcmp(c->source, JOURNAL_SOURCE) == 0 && (commit = journal_candidate(d)))
+                fprintf(f, ",\"sequence\":%" PRIu32 ",\"block\":%" PRIu32, commit->sequence, commit->block);
+        for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
+                if (strcmp(c->source, stamp_source(t)) == 0) {
+                        fputs(",\"path\":", f);
+                        json_string(f, stamp_path(t));
+                        fprintf(f, ",\"inode\":%" PRIu32, d->stamps[t].inode);
+                }
 }
 
 void report_json(FILE *f, const struct status *s)
@@ -138,6 +252,12 @@ void report_json(FILE *f, const struct status *s)
                                 dev->sb.needs_recovery ? "true" : "false",
                                 dev->sb.truncated ? "true" : "false", dev->sb.fs_bytes,
                                 dev->sb.device_bytes);
+                        if (dev->have_journal)
+                                json_journal(f, dev);
+                        else
+                                fputs(",\"journal\":null", f);
+                        if (dev->have_stamps)
+                                json_stamps(f, dev);
                 }
                 fputc('}', f);
         }
@@ -156,9 +276,72 @@ void report_json(FILE *f, const struct status *s)
                         ",\"plausible\":%s,\"verdict\":\"%s\"",
                         c->time / USEC_PER_SEC, c->time, v == VERDICT_PLAUSIBLE ? "true" : "false",
                         verdict_to_string(v));
+                json_candidate_details(f, ev, c);
                 fprintf(f, ",\"winner\":%s}", d->winner == c ? "true" : "false");
         }
         fputs("]}\n", f);
+}
+
+static void text_commit(FILE *f, const char *what, const struct jbd2_commit *c)
+{
+        char t[ISO_TIME_MAX];
+
+        fprintf(f, "%s sequence %" PRIu32 " at block %" PRIu32 ", %s", what, c->sequence, c->block,
+                c->time ? format_iso(t, c->time) : "no time");
+}
+
+/* Two lines on the journal: where it is and the state of its log; what the walk found and what it cost. */
+static void text_journal(FILE *f, const struct device_report *d)
+{
+        const struct journal_report *j = &d->journal;
+        const struct jbd2_report *r = &j->jbd2;
+        char where[PATH_MAX + 64], features[128];
+
+        if (!d->have_journal)
+                return;
+        fprintf(f, "  Journal: %s", journal_where(j, where, sizeof(where)));
+        if (j->error != 0) {
+                fprintf(f, ": not used: %s\n", j->reason);
+                return;
+        }
+        fprintf(f, ", %" PRIu32 " blocks of %" PRIu32 " bytes", r->maxlen, r->blocksize);
+        if (jbd2_features(r, features, sizeof(features))[0])
+                fprintf(f, " (%s)", features);
+        if (r->dirty)
+                fprintf(f, "; dirty: the log starts at block %" PRIu32 " with sequence %" PRIu32 "\n",
+                        r->start, r->sequence);
+        else
+                fprintf(f, "; clean: next sequence %" PRIu32 "%s\n", r->sequence,
+                        r->head ? ", head recorded" : "");
+
+        fputs("  Journal: ", f);
+        if (!r->newest.found)
+                fputs("no commit found", f);
+        else if (r->best.found && r->best.sequence == r->newest.sequence)
+                text_commit(f, "newest commit", &r->newest);
+        else {
+                text_commit(f, "newest commit", &r->newest);
+                fputs(r->newest.time ? " (implausible)" : "", f);
+                if (r->best.found)
+                        text_commit(f, "; newest plausible", &r->best);
+                else
+                        fputs("; none plausible", f);
+        }
+        fprintf(f, "; %u of %u blocks read%s%s\n", r->blocks_read, r->budget,
+                r->budget_exhausted ? " (budget spent: a newer commit may exist)" : "",
+                r->bad_checksums ? ", bad checksums met" : "");
+}
+
+/* Stamp files that are there but could not be used. */
+static void text_stamps(FILE *f, const struct device_report *d)
+{
+        for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++) {
+                const struct stamp_report *st = d->stamps + t;
+
+                if (st->error != 0 && st->error != -ENOENT)
+                        fprintf(f, "  File %s: %s, not used\n", stamp_path(t),
+                                st->reason ? st->reason : strerror(-st->error));
+        }
 }
 
 void report_text(FILE *f, const struct status *s)
@@ -190,6 +373,8 @@ void report_text(FILE *f, const struct status *s)
                         if (device_notes(dev, problem, sizeof(problem))[0])
                                 fprintf(f, "; %s", problem);
                         fputc('\n', f);
+                        text_journal(f, dev);
+                        text_stamps(f, dev);
                 } else
                         fprintf(f, "%s\n", device_problem(dev, problem, sizeof(problem)));
         }

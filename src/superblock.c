@@ -107,7 +107,8 @@ static void format_uuid(char buf[static 37], const uint8_t u[16])
                 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-int superblock_read(const char *path, struct superblock *ret, const char **ret_reason)
+int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
+        struct struct_ext2_filsys **ret_fs)
 {
         /*
          * SUPER_ONLY: read the superblock and nothing else; group descriptors
@@ -202,7 +203,21 @@ int superblock_read(const char *path, struct superblock *ret, const char **ret_r
         memcpy(result.label, sb->s_volume_name, sizeof(sb->s_volume_name));
         result.label[sizeof(result.label) - 1] = '\0';
 
-        ext2fs_close_free(&fs);
         *ret = result;
+        if (ret_fs)
+                *ret_fs = fs;
+        else
+                ext2fs_close_free(&fs);
         return 0;
+}
+
+int superblock_read(const char *path, struct superblock *ret, const char **ret_reason)
+{
+        return superblock_open(path, ret, ret_reason, NULL);
+}
+
+void superblock_close(struct struct_ext2_filsys *fs)
+{
+        if (fs)
+                ext2fs_close_free(&fs);
 }

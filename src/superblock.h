@@ -52,3 +52,14 @@ const char *sb_time_source(enum sb_time t);
  * On failure *ret_reason, if given, points at libext2fs' own text (static) or NULL.
  */
 int superblock_read(const char *path, struct superblock *ret, const char **ret_reason);
+
+/* libext2fs' handle of an open filesystem (ext2_filsys). */
+struct struct_ext2_filsys;
+
+/*
+ * The same, keeping the filesystem open (read-only) in *ret_fs for reading
+ * its journal and files; close it with superblock_close().
+ */
+int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
+        struct struct_ext2_filsys **ret_fs);
+void superblock_close(struct struct_ext2_filsys *fs);

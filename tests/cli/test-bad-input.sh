@@ -87,11 +87,11 @@ mkimg "$TMP/zero-times.img" 1800000000 8M -t ext2
 for off in 0x2c 0x30 0x40 0x108; do
         dd if=/dev/zero of="$TMP/zero-times.img" bs=1 count=4 seek=$((1024 + off)) conv=notrunc status=none
 done
-check_bad "$TMP/zero-times.img" "no time is set in its superblock \(never mounted, or zeroed\)"
+check_bad "$TMP/zero-times.img" "no time is set in its superblock, journal or stamp files \(never mounted, or zeroed\)"
 
 # Times beyond the window (floor 2026 + 30 years): 2100.
 mkimg "$TMP/future.img" 4102444800 8M -t ext4
-check_bad "$TMP/future.img" "all its times are after not-after 2056-01-01T[0-9:]*Z: corrupt or crafted superblock\? \(or raise --not-after\): not used"
+check_bad "$TMP/future.img" "all its times are after not-after 2056-01-01T[0-9:]*Z: corrupt or crafted filesystem\? \(or raise --not-after\): not used"
 
 # Cut after the superblock: the superblock is whole, so its times are used, with a warning.
 mkimg "$TMP/short.img" 1800000000 64M -t ext4

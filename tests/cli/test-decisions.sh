@@ -69,7 +69,7 @@ assert_eq "$RC" 0 "not-after: exit"
 assert_match "$ERR" "<4>clockfix: $img: superblock:last_write 2027-01-15T08:10:00Z is after not-after 2027-01-15T08:05:00Z, ignored" "not-after: warning"
 cf set --dry-run $W --not-after 2026-06-01 --now 2000-01-01
 assert_eq "$RC" 3 "all after not-after: exit"
-assert_eq "$ERR" "<3>clockfix: $img: all its times are after not-after 2026-06-01T00:00:00Z: corrupt or crafted superblock? (or raise --not-after): not used" "all after not-after: the one line"
+assert_eq "$ERR" "<3>clockfix: $img: all its times are after not-after 2026-06-01T00:00:00Z: corrupt or crafted filesystem? (or raise --not-after): not used" "all after not-after: the one line"
 
 # Several devices: the newest time of any wins; an unreadable one is a warning, not an error.
 newer=$TMP/newer.img

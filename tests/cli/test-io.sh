@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# What clockfix reads and writes, seen by strace: the superblock path reads the same few bytes
-# of a 64 MiB and of a 1 TiB image (one superblock, at most 4 KiB), opens nothing for writing,
-# and writes only to stdout and stderr.
+# What clockfix reads and writes, seen by strace: a handful of blocks of a 64 MiB and of a 1 TiB
+# image alike (the superblock, the journal's superblock and first log block, the blocks that say
+# the stamp files are not there), nothing opened for writing, nothing written but stdout and stderr.
 . "$SRCDIR/tests/lib.sh"
 
 # trace IMAGE ARGS...: runs clockfix under strace; sets READS (read calls on IMAGE), BYTES (bytes
@@ -44,10 +44,17 @@ for args in "status --json" "set --dry-run"; do
         # shellcheck disable=SC2086
         trace "$big" $args --device "$big" --not-before 2026-01-01
         echo "$args: 64 MiB image: $small_reads read(s), $small_bytes bytes; 1 TiB image: $READS read(s), $BYTES bytes"
-        assert_eq "$BYTES" "$small_bytes" "$args: bytes read, 1 TiB against 64 MiB"
-        assert_eq "$READS" "$small_reads" "$args: reads, 1 TiB against 64 MiB"
-        [ "$BYTES" -gt 0 ] && [ "$BYTES" -le 4096 ] || fail "$args: read $BYTES bytes, expected one superblock"
+        # The 1 TiB journal is 1 GiB: its extent tree has a level more, whose checksum needs the inode.
+        [ "$small_reads" -ge 4 ] && [ "$small_reads" -le 8 ] || fail "$args: 64 MiB: $small_reads reads"
+        [ "$READS" -ge 4 ] && [ "$READS" -le 12 ] || fail "$args: 1 TiB: $READS reads"
+        [ "$BYTES" -le 49152 ] || fail "$args: 1 TiB: read $BYTES bytes"
 done
+
+# Without the journal and the stamp files, one superblock: at most 4 KiB whatever the size.
+trace "$big" status --json --device "$big" --journal-budget 0 --no-stamps --not-before 2026-01-01
+echo "superblock only, 1 TiB image: $READS read(s), $BYTES bytes"
+assert_eq "$READS" 1 "superblock only: reads"
+[ "$BYTES" -le 4096 ] || fail "superblock only: read $BYTES bytes" 
 
 # Bad input: libblkid reads a bounded amount to name what is there, and nothing is written.
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null

@@ -75,7 +75,7 @@ static void test_json(void)
                 "\"devices\":[{\"device\":\"/dev/vda\",\"spec\":\"LABEL=root\",\"origin\":\"cmdline\","
                 "\"readable\":true,\"error\":null,\"fstype\":\"ext4\","
                 "\"uuid\":\"0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\",\"label\":\"root\",\"checksum_bad\":false,"
-                "\"unknown_features\":false,\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0}],"
+                "\"unknown_features\":false,\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0,\"journal\":null}],"
                 "\"sources\":[{\"device\":\"/dev/vda\",\"source\":\"superblock:last_write\",\"time\":1800000000,"
                 "\"time_usec\":1800000000000000,\"plausible\":true,\"verdict\":\"plausible\",\"winner\":true},"
                 "{\"device\":\"/dev/vda\",\"source\":\"superblock:created\",\"time\":1000000000,"

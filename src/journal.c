@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* journal: find a filesystem's journal (its inode, or an external device) and read its newest commit */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "journal.h"
+#include "rootdev.h"
+
+/* A journal in an inode: journal block n is logical block n of the inode. */
+struct inode_journal {
+        ext2_filsys fs;
+        ext2_ino_t ino;
+        struct ext2_inode inode;
+};
+
+static int read_inode_block(void *userdata, uint64_t block, void *buf)
+{
+        struct inode_journal *j = userdata;
+        blk64_t physical = 0;
+
+        /* Flags 0: look up only, never allocate. */
+        if (ext2fs_bmap2(j->fs, j->ino, &j->inode, NULL, 0, block, NULL, &physical) != 0)
+                return -EIO;
+        /* A hole, or a block outside the filesystem: a corrupt map. */
+        if (physical == 0 || physical >= ext2fs_blocks_count(j->fs->super))
+                return -EIO;
+        return io_channel_read_blk64(j->fs->io, physical, 1, buf) == 0 ? 0 : -EIO;
+}
+
+/* A journal on a device of its own: journal block n is block n of the device. */
+static int read_device_block(void *userdata, uint64_t block, void *buf)
+{
+        ext2_filsys jfs = userdata;
+
+        return io_channel_read_blk64(jfs->io, block, 1, buf) == 0 ? 0 : -EIO;
+}
+
+/*
+ * The superblock keeps a copy of the journal inode's block map and size
+ * (s_jnl_blocks), as e2fsck uses when the inode is damaged. Reading through
+ * it saves the reads of a group descriptor and an inode table block.
+ */
+static bool inode_from_backup(const struct ext2_super_block *sb, struct ext2_inode *ret)
+{
+        uint16_t magic;
+
+        if (sb->s_jnl_backup_type != EXT3_JNL_BACKUP_BLOCKS)
+                return false;
+        *ret = (struct ext2_inode){
+                .i_mode = LINUX_S_IFREG | 0600,
+                .i_links_count = 1,
+                .i_size = sb->s_jnl_blocks[EXT2_N_BLOCKS + 1],
+                .i_size_high = sb->s_jnl_blocks[EXT2_N_BLOCKS],
+        };
+        memcpy(ret->i_block, sb->s_jnl_blocks, sizeof(ret->i_block));
+        memcpy(&magic, ret->i_block, sizeof(magic));
+        if (ext2fs_le16_to_cpu(magic) == EXT3_EXT_MAGIC)
+                ret->i_flags |= EXT4_EXTENTS_FL;
+        return EXT2_I_SIZE(ret) > 0;
+}
+
+static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct policy *window, unsigned budget,
+        struct journal_report *r)
+{
+        struct jbd2_source src = {
+                .read = read_inode_block,
+                .userdata = j,
+                .sb_block = 0,
+                .blocksize = fs->blocksize,
+                .max_blocks = EXT2_I_SIZE(&j->inode) / fs->blocksize,
+                .fast_commit = ext2fs_has_feature_fast_commit(fs->super),
+        };
+
+        return jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+}
+
+static int read_inode_journal(
+        ext2_filsys fs, const struct policy *window, unsigned budget, struct journal_report *r)
+{
+        struct inode_journal j = { .fs = fs, .ino = fs->super->s_journal_inum };
+        int k;
+
+        r->location = JOURNAL_INODE;
+        r->inode = j.ino;
+
+        if (inode_from_backup(fs->super, &j.inode)) {
+                r->from_backup = true;
+                k = walk_inode(fs, &j, window, budget, r);
+                /* The copy may be stale (a journal recreated by an old tool): then the inode itself. */
+                if (k != -EMEDIUMTYPE && k != -EIO)
+                        return k;
+                r->from_backup = false;
+        }
+
+        if (j.ino == 0 || j.ino > fs->super->s_inodes_count)
+                return r->reason = "the superblock names no valid journal inode", -EUCLEAN;
+        if (ext2fs_read_inode(fs, j.ino, &j.inode) != 0)
+                return r->reason = "cannot read the journal inode", -EIO;
+        if (!LINUX_S_ISREG(j.inode.i_mode) || EXT2_I_SIZE(&j.inode) == 0)
+                return r->reason = "the journal inode is not a journal", -EUCLEAN;
+        return walk_inode(fs, &j, window, budget, r);
+}
+
+static void format_uuid(char buf[static 37], const uint8_t u[16])
+{
+        snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+                u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+static int read_device_journal(ext2_filsys fs, const struct policy *window, unsigned budget, usec_t deadline,
+        struct journal_report *r)
+{
+        char spec[sizeof("UUID=") + 36];
+        ext2_filsys jfs = NULL;
+        errcode_t e;
+        int k;
+
+        r->location = JOURNAL_DEVICE;
+        format_uuid(r->uuid, fs->super->s_journal_uuid);
+        snprintf(spec, sizeof(spec), "UUID=%s", r->uuid);
+
+        /* By UUID, as e2fsck finds it; else by the device number the superblock remembers. */
+        k = rootdev_resolve(spec, SPEC_TAG, deadline, &r->device);
+        if (k == -ENOMEM)
+                return k;
+        if (k < 0 && fs->super->s_journal_dev != 0) {
+                k = devno_to_path((dev_t)fs->super->s_journal_dev, &r->device);
+                if (k == -ENOMEM)
+                        return k;
+        }
+        if (k < 0)
+                return r->reason = "external journal device not found", -ENODEV;
+
+        e = ext2fs_open2(r->device, "", EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS,
+                0, fs->blocksize, unix_io_manager, &jfs);
+        if (e != 0)
+                return r->reason = "cannot open the external journal device", -EIO;
+        if (!ext2fs_has_feature_journal_dev(jfs->super) ||
+                memcmp(jfs->super->s_uuid, fs->super->s_journal_uuid, 16) != 0) {
+                ext2fs_close_free(&jfs);
+                return r->reason = "the device with the journal's UUID holds no journal", -EMEDIUMTYPE;
+        }
+
+        struct jbd2_source src = {
+                .read = read_device_block,
+                .userdata = jfs,
+                .sb_block = (uint64_t)ext2fs_journal_sb_start((int)fs->blocksize),
+                .blocksize = fs->blocksize,
+                .max_blocks = ext2fs_blocks_count(jfs->super),
+                .fast_commit = ext2fs_has_feature_fast_commit(fs->super),
+                .fs_uuid = fs->super->s_uuid,
+        };
+        k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+        ext2fs_close_free(&jfs);
+        return k;
+}
+
+int journal_read(struct struct_ext2_filsys *fs, const struct policy *window, unsigned budget,
+        usec_t deadline, struct journal_report *ret)
+{
+        static const uint8_t null_uuid[16];
+        struct journal_report r = { 0 };
+        int k;
+
+        if (!ext2fs_has_feature_journal(fs->super)) {
+                *ret = r;
+                return 0;
+        }
+        if (fs->super->s_journal_inum != 0)
+                k = read_inode_journal(fs, window, budget, &r);
+        else if (memcmp(fs->super->s_journal_uuid, null_uuid, sizeof(null_uuid)) != 0)
+                k = read_device_journal(fs, window, budget, deadline, &r);
+        else {
+                r.location = JOURNAL_INODE;
+                k = -EUCLEAN;
+                r.reason = "the superblock says there is a journal but names neither inode nor device";
+        }
+        if (k == -ENOMEM) {
+                free(r.device);
+                return k;
+        }
+        r.error = k;
+        if (k < 0 && !r.reason)
+                r.reason = "cannot read the journal";
+        *ret = r;
+        return 0;
+}
+
+void journal_report_done(struct journal_report *r)
+{
+        free(r->device);
+        r->device = NULL;
+}
+
+char *journal_where(const struct journal_report *r, char *buf, size_t size)
+{
+        switch (r->location) {
+        case JOURNAL_INODE:
+                snprintf(buf, size, "inode %u%s", r->inode,
+                        r->from_backup ? " (by the superblock's copy of its map)" : "");
+                break;
+        case JOURNAL_DEVICE:
+                if (r->device)
+                        snprintf(buf, size, "device %s", r->device);
+                else
+                        snprintf(buf, size, "device UUID=%s", r->uuid);
+                break;
+        default:
+                snprintf(buf, size, "none");
+                break;
+        }
+        return buf;
+}

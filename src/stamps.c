@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* stamps: files that tools rewrite while the system runs, whose times say when it last ran */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "stamps.h"
+
+/* fake-hwclock.data holds one line; anything much longer is not it. */
+#define FAKE_HWCLOCK_MAX 64
+
+const char *stamp_path(enum stamp s)
+{
+        static const char *const table[_STAMP_MAX] = {
+                [STAMP_TIMESYNCD] = "/var/lib/systemd/timesync/clock",
+                [STAMP_FAKE_HWCLOCK] = "/etc/fake-hwclock.data",
+                [STAMP_CLOCKFIX] = "/var/lib/clockfix/clock",
+        };
+        return (unsigned)s < _STAMP_MAX ? table[s] : NULL;
+}
+
+const char *stamp_source(enum stamp s)
+{
+        static const char *const table[_STAMP_MAX] = {
+                [STAMP_TIMESYNCD] = "file:/var/lib/systemd/timesync/clock",
+                [STAMP_FAKE_HWCLOCK] = "file:/etc/fake-hwclock.data",
+                [STAMP_CLOCKFIX] = "file:/var/lib/clockfix/clock",
+        };
+        return (unsigned)s < _STAMP_MAX ? table[s] : NULL;
+}
+
+usec_t ext4_time_to_usec(uint32_t base, uint32_t extra, bool have_extra)
+{
+        /* As the kernel's ext4_decode_extra_time(): the base is signed; 2 epoch bits extend it; 30 bits of
+         * ns. */
+        int64_t sec = (int32_t)base;
+        uint32_t nsec = 0;
+        usec_t u;
+
+        if (have_extra) {
+                sec += (int64_t)(extra & 3u) << 32;
+                nsec = extra >> 2;
+        }
+        if (sec <= 0 || !sec_to_usec((uint64_t)sec, &u))
+                return 0;
+        if (nsec < 1000000000u)
+                u += nsec / NSEC_PER_USEC;
+        return u;
+}
+
+int parse_fake_hwclock(const char *text, size_t size, usec_t *ret)
+{
+        char line[FAKE_HWCLOCK_MAX];
+        size_t n = 0;
+
+        while (n < size && n < sizeof(line) - 1 && text[n] != '\n' && text[n] != '\0')
+                n++;
+        if (n == sizeof(line) - 1)
+                return -EINVAL;
+        memcpy(line, text, n);
+        while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\r' || line[n - 1] == '\t'))
+                n--;
+        line[n] = '\0';
+        /* fake-hwclock writes `date -u '+%Y-%m-%d %H:%M:%S'`; parse_time() takes that form and no zone. */
+        return parse_time(line, ret);
+}
+
+static int errcode_to_errno(errcode_t e)
+{
+        if (e > 0 && e < 4096)
+                return -(int)e;
+        switch (e) {
+        case EXT2_ET_FILE_NOT_FOUND:
+                return -ENOENT;
+        case EXT2_ET_NO_DIRECTORY:
+                return -ENOTDIR;
+        case EXT2_ET_SYMLINK_LOOP:
+                return -ELOOP;
+        default:
+                return -EIO;
+        }
+}
+
+static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
+{
+        struct ext2_inode_large inode = { 0 };
+        ext2_ino_t ino = 0;
+        errcode_t e;
+
+        /* From /, following symbolic links within the filesystem, as the path would resolve at run time. */
+        e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, stamp_path(s), &ino);
+        if (e != 0) {
+                r->error = errcode_to_errno(e);
+                r->reason = r->error == -EIO ? "cannot look it up (corrupt directory?)" : NULL;
+                return;
+        }
+        r->inode = ino;
+        e = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode));
+        if (e != 0) {
+                r->error = -EIO;
+                r->reason = "cannot read its inode";
+                return;
+        }
+        if (!LINUX_S_ISREG(inode.i_mode)) {
+                r->error = -EISDIR;
+                r->reason = "not a regular file";
+                return;
+        }
+
+        if (s != STAMP_FAKE_HWCLOCK) {
+                /* i_mtime_extra counts only if the inode is large enough and says its extra part holds it.
+                 */
+                bool have_extra = EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+                        (size_t)EXT2_GOOD_OLD_INODE_SIZE + inode.i_extra_isize >=
+                                offsetof(struct ext2_inode_large, i_mtime_extra) +
+                                        sizeof(inode.i_mtime_extra);
+                r->time = ext4_time_to_usec(inode.i_mtime, have_extra ? inode.i_mtime_extra : 0, have_extra);
+                return;
+        }
+
+        ext2_file_t file = NULL;
+        char text[FAKE_HWCLOCK_MAX];
+        unsigned got = 0;
+
+        if (EXT2_I_SIZE(&inode) > sizeof(text)) {
+                r->error = -EFBIG;
+                r->reason = "too large for a fake-hwclock date";
+                return;
+        }
+        e = ext2fs_file_open2(fs, ino, (struct ext2_inode *)&inode, 0, &file);
+        if (e == 0)
+                e = ext2fs_file_read(file, text, sizeof(text), &got);
+        if (file)
+                ext2fs_file_close(file);
+        if (e != 0) {
+                r->error = -EIO;
+                r->reason = "cannot read it";
+                return;
+        }
+        if (parse_fake_hwclock(text, got, &r->time) < 0) {
+                r->error = -EBADMSG;
+                r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
+        }
+}
+
+/* The same through the running system: the page cache is newer than the disk. */
+static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
+{
+        struct stat st;
+        char text[FAKE_HWCLOCK_MAX];
+        ssize_t got;
+        int fd;
+
+        r->live = true;
+        fd = open(stamp_path(s), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
+                r->error = -errno;
+                r->reason = r->error == -ENOENT ? NULL : "cannot open it";
+                return;
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                r->error = -EISDIR;
+                r->reason = "not a regular file";
+        } else if (st.st_dev != root) {
+                /* /var on a filesystem of its own: only the root filesystem is searched. */
+                r->error = -EXDEV;
+                r->reason = "on another filesystem than /";
+        } else if (s != STAMP_FAKE_HWCLOCK) {
+                if (st.st_mtim.tv_sec > 0 && sec_to_usec((uint64_t)st.st_mtim.tv_sec, &r->time))
+                        r->time += (usec_t)st.st_mtim.tv_nsec / NSEC_PER_USEC;
+        } else if ((got = read(fd, text, sizeof(text))) < 0) {
+                r->error = -errno;
+                r->reason = "cannot read it";
+        } else if (parse_fake_hwclock(text, (size_t)got, &r->time) < 0) {
+                r->error = -EBADMSG;
+                r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
+        }
+        close(fd);
+}
+
+int stamps_read(struct struct_ext2_filsys *fs, bool live, struct stamp_report ret[static _STAMP_MAX])
+{
+        struct stat root = { 0 };
+
+        if (live && stat("/", &root) < 0)
+                live = false;
+        for (enum stamp s = 0; s < _STAMP_MAX; s++) {
+                ret[s] = (struct stamp_report){ 0 };
+                if (live)
+                        read_live(s, root.st_dev, ret + s);
+                else
+                        read_from_disk(fs, s, ret + s);
+        }
+        return 0;
+}

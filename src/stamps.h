@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* stamps: files that tools rewrite while the system runs, whose times say when it last ran */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "time-util.h"
+
+enum stamp {
+        STAMP_TIMESYNCD, /* systemd-timesyncd touches it at every synchronisation and shutdown: its mtime */
+        STAMP_FAKE_HWCLOCK, /* fake-hwclock writes the UTC date into it, hourly and at shutdown */
+        STAMP_CLOCKFIX,     /* clockfix's own: its mtime */
+        _STAMP_MAX,
+};
+
+struct stamp_report {
+        int error; /* 0; -ENOENT when the file is not there, as on most systems for some; else -errno */
+        const char *reason; /* for error other than -ENOENT: what is wrong (static) */
+        uint32_t inode; /* the inode it was read from on the unmounted filesystem; 0 if read with stat() */
+        bool live;      /* read from the running system with stat(), the filesystem being the mounted / */
+        usec_t time;    /* 0 when none */
+};
+
+/* "/var/lib/systemd/timesync/clock", ... */
+const char *stamp_path(enum stamp s);
+/* "file:/var/lib/systemd/timesync/clock", ...: the source name of its time */
+const char *stamp_source(enum stamp s);
+
+struct struct_ext2_filsys;
+
+/*
+ * Reads the stamp files of the root filesystem fs: from the filesystem
+ * itself, read-only, with libext2fs; or, when live (fs is the mounted /,
+ * whose page cache is newer than the disk), with stat() and read().
+ * Returns 0 (each file's problems are in ret[]), or -ENOMEM.
+ */
+int stamps_read(struct struct_ext2_filsys *fs, bool live, struct stamp_report ret[static _STAMP_MAX]);
+
+/* An mtime as ext4 stores it: a signed 32-bit base and, when present, the extra field. 0 if not after 1970.
+ */
+usec_t ext4_time_to_usec(uint32_t base, uint32_t extra, bool have_extra);
+
+/* The date in /etc/fake-hwclock.data ("2026-11-30 10:44:22\n", UTC). 0, -EINVAL or -ERANGE. */
+int parse_fake_hwclock(const char *text, size_t size, usec_t *ret);

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * jbd2-write: writes a journal log, block by block, into the journal of an
+ * ext3/4 image made by mke2fs, for the cases a kernel does not make on
+ * demand: commits from a boot with a wrong clock, torn and corrupt blocks.
+ * (debugfs's own journal writer stores h_commit_sec shifted by 32 bits.)
+ *
+ *   jbd2-write IMAGE [OPTION]...      applied in order:
+ *     --at BLOCK                  the next transaction goes at this journal block
+ *     --txn SEC[:NDATA[:COUNT[:STEP]]]
+ *                                 COUNT transactions (1) of NDATA data blocks (1)
+ *                                 committed at SEC, SEC+STEP (1), ...
+ *     --torn NDATA                a transaction without its commit block
+ *     --dirty                     the log starts at the first transaction written
+ *     --clean                     the log is empty, as after a remount read-only
+ *     --head                      with --clean: record the head (Linux >= 6.5)
+ *     --damage BLOCK:checksum|magic|garbage
+ *     --superblock-checksum       break the journal superblock's checksum
+ */
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "jbd2-model.h"
+
+static void die(const char *what)
+{
+        fprintf(stderr, "jbd2-write: %s\n", what);
+        exit(2);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return be32toh(v);
+}
+
+int main(int argc, char *argv[])
+{
+        ext2_filsys fs = NULL;
+        struct ext2_inode inode;
+        struct jmodel m;
+        uint8_t *buf;
+        uint32_t first_tx = 0, first_seq = 0, start_seq;
+        bool have_first = false, dirty = false, clean = false, head = false;
+        blk64_t physical;
+        int fd;
+
+        if (argc < 2)
+                die("usage: jbd2-write IMAGE [OPTION]...");
+        initialize_ext2_error_table();
+        if (ext2fs_open2(argv[1], NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs) != 0)
+                die("cannot open the image");
+        if (fs->super->s_journal_inum == 0 || ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode) != 0)
+                die("no journal inode");
+        buf = malloc(fs->blocksize);
+        if (!buf || ext2fs_bmap2(fs, fs->super->s_journal_inum, &inode, NULL, 0, 0, NULL, &physical) != 0 ||
+                io_channel_read_blk64(fs->io, physical, 1, buf) != 0)
+                die("cannot read the journal superblock");
+
+        /* The geometry, features and UUID of the journal mke2fs made. */
+        start_seq = get_be32(buf + 0x18);
+        jm_init(&m, fs->blocksize, get_be32(buf + 0x10), get_be32(buf + 0x28) & ~JM_INCOMPAT_FAST_COMMIT,
+                ext2fs_has_feature_fast_commit(fs->super)
+                        ? (get_be32(buf + 0x54) ? get_be32(buf + 0x54) : 256)
+                        : 0,
+                start_seq);
+        m.first = get_be32(buf + 0x14);
+        m.pos = m.first;
+        m.compat = get_be32(buf + 0x24);
+        memcpy(m.uuid, buf + 0x30, 16);
+
+        for (int i = 2; i < argc; i++) {
+                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+                if (strcmp(a, "--at") == 0 && v) {
+                        m.pos = (uint32_t)strtoul(v, NULL, 10);
+                        i++;
+                } else if (strcmp(a, "--txn") == 0 && v) {
+                        unsigned long long sec = 0, ndata = 1, count = 1, step = 1;
+                        sscanf(v, "%llu:%llu:%llu:%llu", &sec, &ndata, &count, &step);
+                        for (unsigned long long k = 0; k < count; k++) {
+                                if (!have_first) {
+                                        first_tx = m.pos;
+                                        first_seq = m.next_sequence;
+                                        have_first = true;
+                                }
+                                jm_transaction(&m, (uint32_t)ndata, false, true, sec + k * step, 0);
+                        }
+                        i++;
+                } else if (strcmp(a, "--torn") == 0 && v) {
+                        jm_transaction(&m, (uint32_t)strtoul(v, NULL, 10), false, false, 0, 0);
+                        i++;
+                } else if (strcmp(a, "--dirty") == 0)
+                        dirty = true;
+                else if (strcmp(a, "--clean") == 0)
+                        clean = true;
+                else if (strcmp(a, "--head") == 0)
+                        head = true;
+                else if (strcmp(a, "--damage") == 0 && v) {
+                        char kind[16] = "";
+                        unsigned long block = 0;
+                        if (sscanf(v, "%lu:%15s", &block, kind) != 2 || block == 0 || block >= m.maxlen)
+                                die("--damage BLOCK:checksum|magic|garbage");
+                        if (strcmp(kind, "checksum") == 0)
+                                m.blocks[block].damage |= JM_BAD_CHECKSUM;
+                        else if (strcmp(kind, "magic") == 0)
+                                m.blocks[block].damage |= JM_BAD_MAGIC;
+                        else if (strcmp(kind, "garbage") == 0)
+                                m.blocks[block].kind = JM_GARBAGE;
+                        else
+                                die("--damage BLOCK:checksum|magic|garbage");
+                        i++;
+                } else if (strcmp(a, "--superblock-checksum") == 0)
+                        m.sb_bad_checksum = true;
+                else
+                        die("unknown option (see the comment at the top of jbd2-write.c)");
+        }
+        if (dirty && have_first)
+                jm_set_dirty(&m, first_tx, first_seq);
+        else if (clean || !dirty)
+                jm_set_clean(&m, m.next_sequence, head ? m.pos : 0);
+
+        /* Written to the image file directly; libext2fs only maps the journal's blocks. */
+        fd = open(argv[1], O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                die("cannot open the image for writing");
+        for (uint32_t b = 0; b < m.maxlen; b++) {
+                if (b != 0 && m.blocks[b].kind == JM_ZERO && m.blocks[b].damage == 0)
+                        continue;
+                if (ext2fs_bmap2(fs, fs->super->s_journal_inum, &inode, NULL, 0, b, NULL, &physical) != 0 ||
+                        physical == 0)
+                        die("cannot map a journal block");
+                jm_render(&m, b, buf);
+                if (pwrite(fd, buf, fs->blocksize, (off_t)(physical * fs->blocksize)) !=
+                        (ssize_t)fs->blocksize)
+                        die("cannot write the image");
+        }
+        if (fsync(fd) < 0 || close(fd) < 0)
+                die("cannot write the image");
+        printf("%" PRIu32 " %" PRIu32 "\n", m.pos, m.next_sequence);
+        jm_free(&m);
+        free(buf);
+        ext2fs_close_free(&fs);
+        return 0;
+}

@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* test-jbd2: the journal walk on journals built block by block, in memory */
+
+#include <errno.h>
+
+#include "jbd2-model.h"
+#include "jbd2.h"
+#include "test.h"
+
+#define T2000 946684800u  /* a reset RTC */
+#define T2026 1767225600u /* the floor */
+#define T2027 1798761600u
+#define T2056 2713910400u /* not after */
+
+static const struct policy window = {
+        .floor = (usec_t)T2026 * USEC_PER_SEC,
+        .not_after = (usec_t)T2056 * USEC_PER_SEC,
+        .margin = USEC_PER_SEC,
+};
+
+struct mem {
+        const struct jmodel *m;
+        long fail_block; /* -1: none */
+};
+
+static int mem_read(void *userdata, uint64_t block, void *buf)
+{
+        struct mem *x = userdata;
+
+        if (block >= x->m->maxlen || (long)block == x->fail_block)
+                return -EIO;
+        jm_render(x->m, (uint32_t)block, buf);
+        return 0;
+}
+
+static int walk_budget(
+        const struct jmodel *m, long fail_block, unsigned budget, struct jbd2_report *r, const char **reason)
+{
+        struct mem x = { m, fail_block };
+        struct jbd2_source src = {
+                .read = mem_read,
+                .userdata = &x,
+                .sb_block = 0,
+                .blocksize = m->blocksize,
+                .max_blocks = m->maxlen,
+                .fast_commit = m->fc_blocks > 0,
+        };
+        const char *dummy;
+
+        *r = (struct jbd2_report){ 0 };
+        return jbd2_find_commit(&src, &window, budget, r, reason ? reason : &dummy);
+}
+
+static int walk(const struct jmodel *m, struct jbd2_report *r)
+{
+        return walk_budget(m, -1, JBD2_BUDGET_DEFAULT, r, NULL);
+}
+
+static usec_t S(uint64_t sec)
+{
+        return (usec_t)sec * USEC_PER_SEC;
+}
+
+/* n small transactions (one data block each), a second apart from sec. Returns the last commit's block. */
+static uint32_t small_transactions(struct jmodel *m, uint32_t n, uint64_t sec)
+{
+        uint32_t at = 0;
+
+        for (uint32_t i = 0; i < n; i++)
+                at = jm_transaction(m, 1, false, true, sec + i, 0);
+        return at;
+}
+
+static void test_empty(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+
+        jm_init(&m, 4096, 1024, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        check_int(walk(&m, &r), 0);
+        check(!r.newest.found);
+        check(!r.best.found);
+        check(!r.dirty);
+        check_int(r.first, 1);
+        check_int(r.last, 1023);
+        check(r.blocks_read <= 1 + 8);
+        jm_free(&m);
+}
+
+/* Linux before 6.5: clean, no head; the log starts at the first block. */
+static void test_clean_no_head(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t last;
+
+        jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 100);
+        last = small_transactions(&m, 500, T2027);
+        jm_set_clean(&m, m.next_sequence + 1, 0); /* unmount: two past the last */
+        check_int(walk(&m, &r), 0);
+        check(r.newest.found);
+        check_int(r.newest.sequence, 599);
+        check_int(r.newest.block, last);
+        check_u64(r.newest.time, S(T2027 + 499));
+        check(r.best.found && r.best.sequence == 599);
+        check(!r.budget_exhausted);
+        check(r.blocks_read < 40);
+        jm_free(&m);
+}
+
+/* Linux >= 6.5 records the head: the newest commit is the block before it, found in two reads. */
+static void test_clean_head(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t last;
+
+        jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 7);
+        m.pos = 3000;                              /* the log went on from an earlier mount */
+        last = small_transactions(&m, 600, T2027); /* wraps */
+        check(last < 3000);
+        jm_set_clean(&m, m.next_sequence, m.pos); /* remount read-only: one past the last */
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.block, last);
+        check_int(r.best.sequence, 7 + 599);
+        check_u64(r.best.time, S(T2027 + 599));
+        check_int(r.blocks_read, 2);
+        jm_free(&m);
+}
+
+/* A dirty log that wraps past the end, with a torn last transaction. */
+static void test_dirty_wrapped_torn(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t start, last;
+
+        jm_init(&m, 1024, 2048, JM_INCOMPAT_64BIT, 0, 1);
+        m.pos = 1500;
+        start = m.pos;
+        last = small_transactions(&m, 400, T2027);
+        jm_transaction(&m, 3, false, false, 0, 0); /* power went during the commit */
+        jm_set_dirty(&m, start, 1);
+        check_int(walk(&m, &r), 0);
+        check(r.dirty);
+        check(r.wrapped);
+        check_int(r.newest.sequence, 400);
+        check_int(r.newest.block, last);
+        check_u64(r.best.time, S(T2027 + 399));
+        jm_free(&m);
+}
+
+/* Each tag format: checksum v3, v2 (64 and 32 bit), none (64 and 32 bit); descriptors that fill up. */
+static void test_tag_formats(void)
+{
+        static const uint32_t features[] = {
+                JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT,
+                JM_INCOMPAT_CSUM_V3,
+                JM_INCOMPAT_CSUM_V2 | JM_INCOMPAT_64BIT,
+                JM_INCOMPAT_CSUM_V2,
+                JM_INCOMPAT_64BIT,
+                0,
+        };
+
+        for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+                for (uint32_t bs = 1024; bs <= 4096; bs *= 4) {
+                        struct jmodel m;
+                        struct jbd2_report r;
+                        uint32_t per, start, last = 0;
+
+                        jm_init(&m, bs, 65536, features[i] | JM_INCOMPAT_REVOKE, 0, 50);
+                        per = jm_tags_per_descriptor(&m);
+                        start = m.pos;
+                        /* Transactions of 2.5 descriptors' worth of data, some with a revoke block. */
+                        for (uint32_t t = 0; t < 20; t++)
+                                last = jm_transaction(
+                                        &m, per * 2 + per / 2, t % 3 == 0, true, T2027 + t, 500);
+                        jm_set_dirty(&m, start, 50);
+                        /* Only large transactions: every probe finds data; this is about tags, not cost. */
+                        check_int(walk_budget(&m, -1, 100000, &r, NULL), 0);
+                        check_int(r.newest.sequence, 69);
+                        check_int(r.newest.block, last);
+                        check_u64(r.best.time, S(T2027 + 19));
+                        jm_free(&m);
+                }
+        }
+}
+
+/*
+ * Commits made while the clock was wrong (a reset RTC, no network): the newest
+ * plausible commit wins, not the highest sequence number.
+ */
+static void test_wrong_clock_same_run(void)
+{
+        for (uint64_t wrong = T2000; wrong <= (uint64_t)T2056 * 2; wrong += (uint64_t)T2056 * 2 - T2000) {
+                struct jmodel m;
+                struct jbd2_report r;
+                uint32_t good;
+
+                jm_init(&m, 4096, 32768, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1000);
+                jm_set_dirty(&m, m.pos, 1000);
+                good = small_transactions(&m, 3000, T2027);
+                small_transactions(&m, 2000, wrong);
+                check_int(walk(&m, &r), 0);
+                check_int(r.newest.sequence, 1000 + 4999);
+                check_u64(r.newest.time, S(wrong + 1999));
+                check(r.best.found);
+                check_int(r.best.sequence, 1000 + 2999);
+                check_int(r.best.block, good);
+                check_u64(r.best.time, S(T2027 + 2999));
+                check(r.blocks_read < 100);
+                jm_free(&m);
+        }
+}
+
+/*
+ * Before Linux 6.5 every mount restarted the log at its first block: a boot
+ * with a wrong clock writes its commits over the start of the previous boot's,
+ * whose newest ones survive after them.
+ */
+static void test_wrong_clock_earlier_mount(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t good;
+
+        jm_init(&m, 4096, 16384, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        good = small_transactions(&m, 4000, T2027); /* the last good boot */
+        m.pos = m.first;
+        jm_set_dirty(&m, m.pos, m.next_sequence);
+        small_transactions(&m, 1000, T2000); /* the boot with the clock at 2000-01-01, power cut */
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.sequence, 5000);
+        check_u64(r.newest.time, S(T2000 + 999));
+        check(r.best.found);
+        check_int(r.best.sequence, 4000);
+        check_int(r.best.block, good);
+        check(r.blocks_read < 120);
+        jm_free(&m);
+}
+
+/* Linux >= 6.5, clean, the last boot's clock wrong: bisect back past the head shortcut. */
+static void test_wrong_clock_head(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t good;
+
+        jm_init(&m, 4096, 16384, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        m.pos = 9000;
+        good = small_transactions(&m, 4000, T2027);
+        small_transactions(&m, 2500, T2000);
+        jm_set_clean(&m, m.next_sequence + 1, m.pos);
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.sequence, 6500);
+        check(r.best.found);
+        check_int(r.best.block, good);
+        check_int(r.best.sequence, 4000);
+        jm_free(&m);
+}
+
+/* Large transactions among small ones: a probe among data blocks finds no header. */
+static void test_large_transactions(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t start, last = 0;
+
+        jm_init(&m, 4096, 131072, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        start = m.pos;
+        for (uint32_t t = 0; t < 3000; t++)
+                last = jm_transaction(&m, t % 97 == 5 ? 900 : 2, false, true, T2027 + t, 0);
+        jm_transaction(&m, 30000, false, true, T2027 + 5000, 0); /* a package upgrade */
+        for (uint32_t t = 0; t < 200; t++)
+                last = jm_transaction(&m, 3, false, true, T2027 + 6000 + t, 0);
+        jm_set_dirty(&m, start, 1);
+        check_int(walk_budget(&m, -1, 100000, &r, NULL), 0);
+        check_int(r.newest.block, last);
+        check_u64(r.best.time, S(T2027 + 6199));
+        printf("Large transactions: %u blocks read\n", r.blocks_read);
+        /* Within the default budget: no newer commit than the last, and a flag. */
+        check_int(walk(&m, &r), 0);
+        check(r.budget_exhausted);
+        check(r.newest.found && r.newest.sequence <= 3201 && m.blocks[r.newest.block].kind == JM_COMMIT);
+        jm_free(&m);
+}
+
+/* 1 GiB of 4 KiB blocks full of the smallest transactions: a few dozen reads. */
+static void test_one_gib(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t last = 0, n = 0;
+
+        jm_init(&m, 4096, 262144, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        m.pos = 100000;
+        jm_set_dirty(&m, m.pos, 1);
+        while (m.writes + 3 < 262143) {
+                last = jm_transaction(&m, 1, false, true, T2027 + n, 0);
+                n++;
+        }
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.sequence, n);
+        check_int(r.newest.block, last);
+        check(r.wrapped);
+        check(r.blocks_read <= 48);
+        printf("1 GiB journal, %u transactions, dirty: %u blocks read\n", n, r.blocks_read);
+
+        /* The same, clean, as Linux before 6.5 leaves it: no head recorded, the log from the first block. */
+        jm_set_clean(&m, n + 2, 0);
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.block, last);
+        check(r.blocks_read <= 48);
+        printf("1 GiB journal, clean without head: %u blocks read\n", r.blocks_read);
+        jm_free(&m);
+}
+
+static void test_fast_commit(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t start, last;
+
+        /* 256 fast-commit blocks at the end; the log wraps before them. */
+        jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 256, 1);
+        check_int(jm_last(&m), 4096 - 256 - 1);
+        m.pos = 3500;
+        start = m.pos;
+        last = small_transactions(&m, 300, T2027);
+        jm_set_dirty(&m, start, 1);
+        check_int(walk(&m, &r), 0);
+        check_int(r.last, 4096 - 256 - 1);
+        check_int(r.newest.block, last);
+        check(r.wrapped);
+        /* Clean: the journal superblock no longer says fast_commit; the filesystem does. */
+        jm_set_clean(&m, m.next_sequence, 0);
+        check_int(walk(&m, &r), 0);
+        check_int(r.last, 4096 - 256 - 1);
+        jm_free(&m);
+}
+
+static void test_damage(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        const char *reason;
+        uint32_t start, before, last;
+
+        jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        start = m.pos;
+        small_transactions(&m, 200, T2027);
+        before = small_transactions(&m, 1, T2027 + 500);
+        last = small_transactions(&m, 1, T2027 + 600);
+        jm_set_dirty(&m, start, 1);
+
+        /* The newest commit block torn (checksum): the one before it. */
+        m.blocks[last].damage = JM_BAD_CHECKSUM;
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.block, before);
+        check(r.bad_checksums >= 1);
+        m.blocks[last].damage = 0;
+
+        /* The newest commit unreadable. */
+        check_int(walk_budget(&m, last, JBD2_BUDGET_DEFAULT, &r, NULL), 0);
+        check_int(r.newest.block, before);
+        check(r.read_errors >= 1);
+
+        /* Its descriptor corrupt. */
+        m.blocks[last - 2].damage = JM_BAD_MAGIC;
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.block, before);
+        m.blocks[last - 2].damage = 0;
+
+        /* Garbage after the log, and in the middle of it: the walk ends there with what it has. */
+        for (uint32_t b = last + 1; b < last + 40; b++)
+                m.blocks[b].kind = JM_GARBAGE;
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.block, last);
+        m.blocks[100].kind = JM_GARBAGE;
+        check_int(walk(&m, &r), 0);
+        check(r.newest.found);
+        check(r.newest.block < 100 || r.newest.block == last);
+
+        /* A budget too small: what was found so far, and a flag. */
+        check_int(walk_budget(&m, -1, 6, &r, NULL), 0);
+        check(r.budget_exhausted);
+        check_int(r.blocks_read, 6);
+        check_int(walk_budget(&m, -1, 0, &r, &reason), -ENOBUFS);
+
+        /* The superblock: bad checksum, bad magic, unknown features, wrong block size, too long. */
+        m.sb_bad_checksum = true;
+        check_int(walk_budget(&m, -1, 100, &r, &reason), -EUCLEAN);
+        check_str(reason, "journal superblock checksum does not match");
+        m.sb_bad_checksum = false;
+        m.incompat |= 0x100;
+        check_int(walk_budget(&m, -1, 100, &r, &reason), -EOPNOTSUPP);
+        m.incompat &= ~0x100u;
+        m.first = 0;
+        check_int(walk_budget(&m, -1, 100, &r, &reason), -EUCLEAN);
+        m.first = 1;
+        m.start = 5000;
+        check_int(walk_budget(&m, -1, 100, &r, &reason), -EUCLEAN);
+        m.start = start;
+        check_int(walk_budget(&m, 0, 100, &r, &reason), -EIO);
+        check(reason != NULL);
+        jm_free(&m);
+
+        jm_init(&m, 1024, 2048, 0, 0, 1);
+        m.maxlen = 4096; /* claims more than the inode holds */
+        {
+                struct mem x = { &m, -1 };
+                struct jbd2_source src = {
+                        .read = mem_read, .userdata = &x, .blocksize = 1024, .max_blocks = 2048
+                };
+                check_int(jbd2_find_commit(&src, &window, 100, &r, &reason), -EUCLEAN);
+                src.max_blocks = 4096;
+                src.blocksize = 4096; /* the callback fills 1 KiB of the 4 KiB buffer */
+                check_int(jbd2_find_commit(&src, &window, 100, &r, &reason), -EUCLEAN);
+                check_str(reason, "journal block size differs from the filesystem's");
+        }
+        m.maxlen = 2048;
+        jm_free(&m);
+}
+
+/* A version 1 superblock (no features) and commits without a time. */
+static void test_v1_untimed(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t start;
+
+        jm_init(&m, 1024, 1024, 0, 0, 1);
+        m.v1 = true;
+        start = m.pos;
+        for (int i = 0; i < 50; i++)
+                jm_transaction(&m, 1, false, true, 0, 0);
+        jm_set_dirty(&m, start, 1);
+        check_int(walk(&m, &r), 0);
+        check(r.newest.found);
+        check_u64(r.newest.time, 0);
+        check(!r.best.found);
+        jm_free(&m);
+}
+
+static bool seq_after32(uint32_t a, uint32_t b)
+{
+        return (int32_t)(a - b) > 0;
+}
+
+static uint32_t rnd(uint64_t *s)
+{
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        return (uint32_t)(*s >> 11);
+}
+
+/*
+ * Random journals, each the last boot of a board: some earlier boots, a last
+ * one with a good clock, and the way it ended. The newest commit must be
+ * found whatever the layout, and the best must be the last commit written.
+ */
+static void test_random(void)
+{
+        uint64_t seed = 0x9e3779b97f4a7c15ull;
+        unsigned worst = 0, exhausted = 0;
+
+        for (int round = 0; round < 400; round++) {
+                struct jmodel m;
+                struct jbd2_report r;
+                uint32_t bs = rnd(&seed) % 2 ? 4096 : 1024;
+                uint32_t maxlen = 1024 + rnd(&seed) % 30000;
+                uint32_t features = (uint32_t[]){ JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT,
+                        JM_INCOMPAT_CSUM_V2, JM_INCOMPAT_64BIT, 0 }[rnd(&seed) % 4];
+                uint32_t fc = rnd(&seed) % 4 == 0 ? 64 + rnd(&seed) % 200 : 0;
+                bool cycle = rnd(&seed) % 2;
+                uint32_t boots = 1 + rnd(&seed) % 4;
+                uint32_t last_commit = 0, last_seq = 0, tail = 0, tail_seq = 0;
+                uint64_t t = T2027;
+
+                jm_init(&m, bs, maxlen, features | JM_INCOMPAT_REVOKE, fc, 1 + rnd(&seed));
+                for (uint32_t b = 0; b < boots; b++) {
+                        uint32_t n = 1 + rnd(&seed) % (jm_last(&m) / 2);
+                        uint64_t written_at_start = m.writes;
+
+                        if (!cycle)
+                                m.pos = m.first;
+                        for (uint32_t i = 0; i < n && m.writes - written_at_start < n; i++) {
+                                uint32_t big = jm_last(&m) / 8 < 300 ? jm_last(&m) / 8 : 300;
+                                uint32_t size = rnd(&seed) % 20 == 0 ? rnd(&seed) % big : rnd(&seed) % 4;
+                                /* The tail of the log: some transaction of the last boot, not yet
+                                 * checkpointed. */
+                                if (b + 1 == boots && (i == 0 || rnd(&seed) % 64 == 0) &&
+                                        m.writes - written_at_start < n / 2) {
+                                        tail = m.pos;
+                                        tail_seq = m.next_sequence;
+                                }
+                                last_seq = m.next_sequence;
+                                last_commit = jm_transaction(&m, size, rnd(&seed) % 8 == 0, true, t, 0);
+                                t += 1 + rnd(&seed) % 30;
+                        }
+                }
+                switch (rnd(&seed) % 3) {
+                case 0: /* power cut, maybe during a commit */
+                        if (rnd(&seed) % 2)
+                                jm_transaction(&m, 1 + rnd(&seed) % 5, false, false, 0, 0);
+                        jm_set_dirty(&m, tail, tail_seq);
+                        break;
+                case 1: /* unmount */
+                        jm_set_clean(&m, m.next_sequence + 1, cycle ? m.pos : 0);
+                        break;
+                default: /* remount read-only */
+                        jm_set_clean(&m, m.next_sequence, cycle ? m.pos : 0);
+                        break;
+                }
+
+                check_int(walk(&m, &r), 0);
+                if (r.budget_exhausted) {
+                        /* What was found must be there, in the order of the log, and no newer than the last.
+                         */
+                        exhausted++;
+                        check(!r.newest.found ||
+                                (m.blocks[r.newest.block].kind == JM_COMMIT &&
+                                        m.blocks[r.newest.block].sequence == r.newest.sequence &&
+                                        !seq_after32(r.newest.sequence, last_seq)));
+                } else if (!r.newest.found || r.newest.block != last_commit ||
+                        r.newest.sequence != last_seq || !r.best.found || r.best.block != last_commit) {
+                        fprintf(stderr,
+                                "round %d: bs %u maxlen %u fc %u features %#x cycle %d boots %u dirty %d: "
+                                "newest %d seq %u block %u, expected seq %u block %u; read %u\n",
+                                round, bs, maxlen, fc, features, cycle, boots, r.dirty, r.newest.found,
+                                r.newest.sequence, r.newest.block, last_seq, last_commit, r.blocks_read);
+                        test_failures++;
+                }
+                worst = r.blocks_read > worst ? r.blocks_read : worst;
+                jm_free(&m);
+        }
+        printf("400 random journals: at most %u blocks read, %u out of budget\n", worst, exhausted);
+        check(exhausted <= 20);
+}
+
+int main(void)
+{
+        test_empty();
+        test_clean_no_head();
+        test_clean_head();
+        test_dirty_wrapped_torn();
+        test_tag_formats();
+        test_wrong_clock_same_run();
+        test_wrong_clock_earlier_mount();
+        test_wrong_clock_head();
+        test_large_transactions();
+        test_one_gib();
+        test_fast_commit();
+        test_damage();
+        test_v1_untimed();
+        test_random();
+        test_end();
+}
