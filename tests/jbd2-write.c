@@ -11,8 +11,8 @@
  *                                 COUNT transactions (1) of NDATA data blocks (1)
  *                                 committed at SEC, SEC+STEP (1), ...
  *     --torn NDATA                a transaction without its commit block
- *     --dirty                     the log starts at the first transaction written
- *     --clean                     the log is empty, as after a remount read-only
+ *     --dirty                     the log starts with the next transaction (power cut)
+ *     --clean                     the log is empty, as after a remount read-only (default)
  *     --head                      with --clean: record the head (Linux >= 6.5)
  *     --damage BLOCK:checksum|magic|garbage
  *     --superblock-checksum       break the journal superblock's checksum
@@ -51,7 +51,7 @@ int main(int argc, char *argv[])
         struct jmodel m;
         uint8_t *buf;
         uint32_t first_tx = 0, first_seq = 0, start_seq;
-        bool have_first = false, dirty = false, clean = false, head = false;
+        bool dirty = false, clean = false, head = false;
         blk64_t physical;
         int fd;
 
@@ -88,21 +88,17 @@ int main(int argc, char *argv[])
                 } else if (strcmp(a, "--txn") == 0 && v) {
                         unsigned long long sec = 0, ndata = 1, count = 1, step = 1;
                         sscanf(v, "%llu:%llu:%llu:%llu", &sec, &ndata, &count, &step);
-                        for (unsigned long long k = 0; k < count; k++) {
-                                if (!have_first) {
-                                        first_tx = m.pos;
-                                        first_seq = m.next_sequence;
-                                        have_first = true;
-                                }
+                        for (unsigned long long k = 0; k < count; k++)
                                 jm_transaction(&m, (uint32_t)ndata, false, true, sec + k * step, 0);
-                        }
                         i++;
                 } else if (strcmp(a, "--torn") == 0 && v) {
                         jm_transaction(&m, (uint32_t)strtoul(v, NULL, 10), false, false, 0, 0);
                         i++;
-                } else if (strcmp(a, "--dirty") == 0)
+                } else if (strcmp(a, "--dirty") == 0) {
                         dirty = true;
-                else if (strcmp(a, "--clean") == 0)
+                        first_tx = m.pos;
+                        first_seq = m.next_sequence;
+                } else if (strcmp(a, "--clean") == 0)
                         clean = true;
                 else if (strcmp(a, "--head") == 0)
                         head = true;
@@ -125,9 +121,9 @@ int main(int argc, char *argv[])
                 else
                         die("unknown option (see the comment at the top of jbd2-write.c)");
         }
-        if (dirty && have_first)
+        if (dirty && !clean)
                 jm_set_dirty(&m, first_tx, first_seq);
-        else if (clean || !dirty)
+        else
                 jm_set_clean(&m, m.next_sequence, head ? m.pos : 0);
 
         /* Written to the image file directly; libext2fs only maps the journal's blocks. */

@@ -82,3 +82,30 @@ attach() {
         DEV=$(losetup -f --show -P "$1")
         LOOPS+=("$DEV")
 }
+
+# logdump_last IMAGE [JOURNAL-DEVICE]: "SEQUENCE BLOCK" of the last commit block that e2fsprogs'
+# own walk of the log (debugfs logdump, as e2fsck's recovery reads it) finds; "" for none
+logdump_last() {
+        debugfs -c -R "logdump${2:+ -f $2}" "$1" 2>/dev/null |
+                sed -n 's/^Found expected sequence \([0-9]*\), type 2 (commit block) at block \([0-9]*\)$/\1 \2/p' |
+                tail -n 1
+}
+
+# logdump_start IMAGE: the block a dirty log starts at, as debugfs logdump says
+logdump_start() {
+        debugfs -c -R logdump "$1" 2>/dev/null | sed -n 's/^Journal starts at block \([0-9]*\), transaction.*/\1/p'
+}
+
+# close_to WHAT VALUE EXPECTED SLACK: VALUE within SLACK seconds of EXPECTED
+close_to() {
+        [ -n "$2" ] && [ "$2" -ge $(($3 - $4)) ] && [ "$2" -le $(($3 + $4)) ] ||
+                fail "$1: '$2' is not within $4 s of $3"
+}
+
+# kernel_at_least MAJOR MINOR: whether the running kernel is that version or newer
+kernel_at_least() {
+        local v
+        v=$(uname -r)
+        v=${v%%-*}
+        [ "$(printf '%s\n%s\n' "$1.$2" "$(cut -d. -f1,2 <<<"$v")" | sort -V | head -n 1)" == "$1.$2" ]
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Journals the kernel wrote, in each state it leaves them and in each format: after a remount
+# read-only and a clean unmount (log emptied), a log that wrapped past its end, ext3's
+# block-mapped journal, fast commits, ext4 without checksums or 64-bit tags, and an external
+# journal device. Where the log is dirty, the newest commit must be the one e2fsprogs' own walk of
+# the whole log finds (debugfs logdump).
+. "$SRCDIR/tests/lib.sh"
+
+[ "$(id -u)" == 0 ] || fail "needs root to loop-mount images (CI runs as root)"
+
+MNT=$TMP/mnt
+mkdir "$MNT"
+trap 'umount "$MNT" 2>/dev/null || true; cleanup' EXIT
+
+# writes N: N writes, each synced to the file (a journal commit each)
+writes() {
+        local i
+        for ((i = 0; i < $1; i++)); do
+                echo "$i" >>"$MNT/log"
+                sync "$MNT/log"
+        done
+}
+
+# powercut NAME IMAGE: the image copied while mounted; checks the newest commit against logdump
+powercut() {
+        local name=$1 img=$2 last
+        last=$(date +%s)
+        cp --sparse=always "$img" "$TMP/$name.cut"
+        cf status --json --device "$TMP/$name.cut" --not-before 2020-01-01 --now 2000-01-01
+        assert_eq "$RC" 0 "$name: exit"
+        assert_eq "$(jqo '.devices[0].journal.state')" dirty "$name: state"
+        assert_eq "$(jqo '.devices[0].journal.newest | "\(.sequence) \(.block)"')" "$(logdump_last "$TMP/$name.cut")" \
+                "$name: newest commit against debugfs logdump"
+        assert_eq "$(jqo .source)" journal:last_commit "$name: winner"
+        close_to "$name: estimate" "$(jqo .estimate)" "$last" 3
+        echo "$name: $(jqo '.devices[0].journal | "\(.features); sequence \(.newest.sequence) at block \(.newest.block); \(.blocks_read) blocks read"')"
+}
+
+# Remount read-only, as at shutdown: the log is emptied; its last commit is still there.
+mkimg "$TMP/ro.img" 1700000000 64M -t ext4
+mount -o loop "$TMP/ro.img" "$MNT"
+writes 20
+last=$(date +%s)
+mount -o remount,ro "$MNT"
+cp --sparse=always "$TMP/ro.img" "$TMP/ro.cut"
+cf status --json --device "$TMP/ro.cut" --not-before 2020-01-01 --now 2000-01-01
+assert_eq "$(jqo '.devices[0].journal.state')" clean "remount ro: state"
+close_to "remount ro: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
+close_to "remount ro: estimate" "$(jqo .estimate)" "$last" 2
+echo "remount ro: $(jqo '.devices[0].journal | "head \(.head); \(.blocks_read) blocks read"')"
+
+# Unmount: emptied again. Linux >= 6.5 records the head: the newest commit in two reads.
+umount "$MNT"
+last=$(date +%s)
+cf status --json --device "$TMP/ro.img" --not-before 2020-01-01 --now 2000-01-01
+assert_eq "$(jqo '.devices[0].journal.state')" clean "unmount: state"
+close_to "unmount: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
+if kernel_at_least 6 5; then
+        [ "$(jqo '.devices[0].journal.head')" -gt 0 ] || fail "unmount: Linux $(uname -r) recorded no head"
+        assert_eq "$(jqo '.devices[0].journal.blocks_read')" 2 "unmount: blocks read with the head"
+fi
+
+# A log that wrapped: 1024 blocks of 1 KiB, written until the live log runs past its end.
+mkimg "$TMP/wrap.img" 1700000000 32M -t ext4 -b 1024 -J size=1
+mount -o loop "$TMP/wrap.img" "$MNT"
+for ((round = 0; ; round++)); do
+        [ "$round" -lt 20 ] || fail "wrap: the log did not wrap"
+        writes 60
+        cp --sparse=always "$TMP/wrap.img" "$TMP/wrap.cut"
+        set -- $(logdump_last "$TMP/wrap.cut")
+        [ $# == 2 ] && [ "$2" -lt "$(logdump_start "$TMP/wrap.cut")" ] && break
+done
+powercut wrap "$TMP/wrap.img"
+assert_eq "$(jqo '.devices[0].journal.wrapped')" true "wrap: wrapped"
+umount "$MNT"
+
+# ext3: a journal mapped by indirect blocks, no checksums.
+mkimg "$TMP/ext3.img" 1700000000 64M -t ext3
+mount -o loop "$TMP/ext3.img" "$MNT"
+writes 30
+powercut ext3 "$TMP/ext3.img"
+assert_eq "$(jqo '.devices[0].journal.from_backup')" true "ext3: mapped through the superblock's copy"
+umount "$MNT"
+
+# ext4 without metadata_csum and without 64bit: the smallest tags (8 bytes).
+mkimg "$TMP/plain.img" 1700000000 64M -t ext4 -O ^metadata_csum,^64bit
+mount -o loop "$TMP/plain.img" "$MNT"
+writes 30
+powercut plain "$TMP/plain.img"
+assert_eq "$(jqo '.devices[0].journal.features')" "" "plain: no journal features"
+umount "$MNT"
+
+# Fast commits: fsync() writes them to the area at the end of the journal; sync() full commits.
+mkimg "$TMP/fc.img" 1700000000 64M -t ext4 -O fast_commit
+mount -o loop "$TMP/fc.img" "$MNT"
+writes 30
+sync -f "$MNT"
+powercut fast_commit "$TMP/fc.img"
+j=$(jqo '.devices[0].journal | "\(.maxlen) \(.last)"')
+set -- $j
+[ "$2" -lt $(($1 - 1)) ] || fail "fast_commit: the log ($2) does not stop before the fast-commit area ($1)"
+umount "$MNT"
+
+# An external journal device, found by its UUID through libblkid.
+mkimg "$TMP/jdev.img" 1700000000 16M -O journal_dev -b 4096
+attach "$TMP/jdev.img"
+jdev=$DEV
+mkimg "$TMP/ext.img" 1700000000 64M -t ext4 -b 4096 -J device="$jdev"
+mount -o loop "$TMP/ext.img" "$MNT"
+writes 20
+last=$(date +%s)
+umount "$MNT"
+cf status --json --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
+assert_eq "$(jqo '.devices[0].journal | "\(.location) \(.journal_device)"')" "device $jdev" "external: found"
+close_to "external: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
+echo ok
