@@ -40,7 +40,8 @@ assert_eq "$(jqo '.devices[0].journal.newest | "\(.sequence) \(.block)"')" "$(lo
 read_blocks=$(jqo '.devices[0].journal.blocks_read')
 [ "$read_blocks" -le "$(jqo '.devices[0].journal.budget')" ] || fail "read $read_blocks blocks, over the budget"
 
+estimate=$(jqo .estimate)
 cf set --dry-run --device "$TMP/powercut.img" --not-before 2020-01-01 --now 2000-01-01
 assert_match "$ERR" "from journal:last_commit of $TMP/powercut.img" "set --dry-run names the journal"
-echo "last write $last_write; journal $(jqo .estimate), superblock last write $sb_write; $read_blocks journal blocks read"
+echo "last write $last_write; journal $estimate, superblock last write $sb_write; $read_blocks journal blocks read"
 echo ok
