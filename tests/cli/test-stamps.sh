@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Stamp files read from an unmounted filesystem with libext2fs: timesyncd's clock file (through a
+# symbolic link, with nanoseconds), fake-hwclock's date, clockfix's own stamp; files that cannot
+# be used; 128-byte inodes without the extra time field; --no-stamps.
+. "$SRCDIR/tests/lib.sh"
+
+POLICY=(--not-before 2026-01-01 --now 2000-01-01)
+echo "2026-12-01 08:00:00" >"$TMP/fhc"
+
+# image FILE [MKE2FS-ARGS...]: an ext4 image with the stamp files, timesyncd's reached through a
+# symbolic link (as with DynamicUser=)
+image() {
+        local img=$1
+        shift
+        mkimg "$img" 1700000000 16M -t ext4 "$@"
+        printf '%s\n' "mkdir var" "mkdir var/lib" "mkdir var/lib/private" "mkdir var/lib/private/systemd" \
+                "mkdir var/lib/private/systemd/timesync" "mkdir var/lib/systemd" \
+                "symlink var/lib/systemd/timesync /var/lib/private/systemd/timesync" \
+                "write /dev/null var/lib/private/systemd/timesync/clock" \
+                "sif var/lib/private/systemd/timesync/clock mtime @1796100000" \
+                "sif var/lib/private/systemd/timesync/clock mtime_extra $((499999995 << 2))" \
+                "mkdir etc" "write $TMP/fhc etc/fake-hwclock.data" \
+                "mkdir var/lib/clockfix" "write /dev/null var/lib/clockfix/clock" \
+                "sif var/lib/clockfix/clock mtime @1796000000" |
+                debugfs -w -f - "$img" >/dev/null 2>&1
+}
+
+image "$TMP/s.img"
+cf status --json --device "$TMP/s.img" "${POLICY[@]}"
+assert_eq "$RC" 0 "stamps: exit"
+src() { jqo ".sources[] | select(.source == \"$1\") | $2"; }
+assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1796100000499999 "timesyncd: mtime with ns"
+assert_eq "$(src file:/etc/fake-hwclock.data .time)" "$(date -u -d '2026-12-01 08:00:00' +%s)" "fake-hwclock"
+assert_eq "$(src file:/var/lib/clockfix/clock .time)" 1796000000 "clockfix stamp"
+assert_eq "$(jqo .source)" file:/etc/fake-hwclock.data "stamps: the newest wins"
+assert_eq "$(jqo '[.devices[0].files[] | .found] | map(tostring) | join(",")')" true,true,true "stamps: found"
+[ "$(src file:/etc/fake-hwclock.data .inode)" -gt 11 ] || fail "stamps: inode"
+cf status --device "$TMP/s.img" "${POLICY[@]}"
+assert_match "$OUT" "file:/var/lib/systemd/timesync/clock +2026-12-01T04:40:00Z +plausible" "stamps: the table"
+
+# --no-stamps: not read at all.
+cf status --json --no-stamps --device "$TMP/s.img" "${POLICY[@]}"
+assert_eq "$(jqo '[.sources[] | select(.source | startswith("file:"))] | length')" 0 "--no-stamps: sources"
+assert_eq "$(jqo '.devices[0].files')" null "--no-stamps: files"
+
+# Files that are there but cannot be used: a warning each, the rest still counts.
+image "$TMP/bad.img"
+echo "not a date" >"$TMP/junk"
+printf '%s\n' "rm etc/fake-hwclock.data" "write $TMP/junk etc/fake-hwclock.data" "rm var/lib/clockfix/clock" \
+        "mkdir var/lib/clockfix/clock" "sif var/lib/private/systemd/timesync/clock mtime_extra 1" |
+        debugfs -w -f - "$TMP/bad.img" >/dev/null 2>&1
+cf set --dry-run --device "$TMP/bad.img" "${POLICY[@]}"
+assert_eq "$RC" 0 "bad stamps: exit"
+assert_match "$ERR" "/etc/fake-hwclock.data: does not hold a date \(YYYY-MM-DD HH:MM:SS\), not used" "bad date"
+assert_match "$ERR" "/var/lib/clockfix/clock: not a regular file, not used" "directory"
+cf status --json --device "$TMP/bad.img" "${POLICY[@]}"
+# Epoch bits 01: 2^32 s later, past not-after: shown, not used.
+assert_eq "$(src file:/var/lib/systemd/timesync/clock .verdict)" after_not_after "epoch bits"
+assert_eq "$(src file:/var/lib/systemd/timesync/clock .time)" $((1796100000 + (1 << 32))) "epoch bits: time"
+
+# 128-byte inodes have no extra field: whole seconds.
+image "$TMP/small-inodes.img" -I 128
+cf status --json --device "$TMP/small-inodes.img" "${POLICY[@]}"
+assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1796100000000000 "128-byte inode: seconds"
+echo ok
