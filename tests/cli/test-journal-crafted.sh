@@ -56,6 +56,17 @@ image restart
 status "$IMG"
 assert_eq "$(jqo .estimate)" $((GOOD + 999)) "earlier mount: estimate"
 
+# Without the superblock's copy of the journal's map, or with a damaged one: the inode's own map.
+debugfs -w -R "ssv jnl_backup_type 0" "$IMG" >/dev/null 2>&1
+status "$IMG"
+assert_eq "$(jqo '.devices[0].journal | "\(.from_backup) \(.error)"')" "false null" "no backup map: the inode"
+assert_eq "$(jqo .estimate)" $((GOOD + 999)) "no backup map: estimate"
+debugfs -w -R "ssv jnl_backup_type 1" "$IMG" >/dev/null 2>&1
+debugfs -w -R "ssv jnl_blocks[5] 4000000000" "$IMG" >/dev/null 2>&1 # the extent's start, far out
+status "$IMG"
+assert_eq "$(jqo '.devices[0].journal | "\(.from_backup) \(.error)"')" "false null" "damaged backup map: the inode"
+assert_eq "$(jqo .estimate)" $((GOOD + 999)) "damaged backup map: estimate"
+
 # Power went while the last transaction was written: the one before it.
 image torn
 "$JBD2_WRITE" "$IMG" --dirty --txn "$GOOD:1:100" --torn 3 >/dev/null
