@@ -12,17 +12,24 @@ if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson set
 meson compile -C build >/dev/null
 cf=build/clockfix
 
-# The sample: a root filesystem of a board that ran for 45 days after this clockfix was built,
-# was last mounted on day 40 and lost power on day 45. (clockfix never trusts a disk to be
-# older than itself: its build time is the floor.)
+# The sample: the root filesystem of a board that was last booted (mounted) 40 days after this
+# clockfix was built, wrote to it every few seconds for five days, and lost power. The kernel
+# stamped the superblock's last write time at that mount only; its journal stamped every commit,
+# the last one seconds before the power went. (clockfix never trusts a disk to be older than
+# itself: its build time is the floor.)
 built=$(date -u -d "$("$cf" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
 mounted=$((built + 40 * 86400))
-written=$((built + 45 * 86400))
+commits=$((5 * 86400 / 5))
+written=$((mounted + (commits - 1) * 5))
 mkdir -p build/demo
 img=build/demo/sample-root.img
 E2FSPROGS_FAKE_TIME=$((built - 86400)) mke2fs -q -F -t ext4 -L demo-root "$img" 64M >/dev/null
-printf 'ssv mtime @%s\n' "$mounted" | E2FSPROGS_FAKE_TIME=$written debugfs -w -f - "$img" >/dev/null 2>&1
-echo "Sample root filesystem $img: last written $(date -u -d "@$written" +%FT%TZ)"
+printf 'ssv mtime @%s\n' "$mounted" | E2FSPROGS_FAKE_TIME=$mounted debugfs -w -f - "$img" >/dev/null 2>&1
+# A commit every 5 s (ext4's default), as the kernel writes them; the log's tail 100 commits back.
+build/tests/jbd2-write "$img" --txn "$mounted:1:$((commits - 100)):5" --dirty \
+        --txn "$((mounted + (commits - 100) * 5)):1:100:5" >/dev/null
+echo "Sample root filesystem $img: mounted $(date -u -d "@$mounted" +%FT%TZ)," \
+        "power lost $(date -u -d "@$written" +%FT%TZ)"
 echo
 
 run() {
