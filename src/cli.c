@@ -334,15 +334,19 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                 if (device_notes(d, problem, sizeof(problem))[0])
                         log_warning("%s: %s", device_name(d), problem);
                 if (d->have_journal && d->journal.error != 0)
-                        log_warning(
-                                "%s: journal not used: %s (run e2fsck)", device_name(d), d->journal.reason);
+                        log_warning("%s: journal not used: %s%s", device_name(d), d->journal.reason,
+                                d->journal.error == -ENODEV ? " (is the journal device attached?)"
+                                        : d->journal.error == -EOPNOTSUPP ? ""
+                                                                          : " (run e2fsck)");
                 else if (d->have_journal && d->journal.jbd2.budget_exhausted)
                         log_info(
                                 "%s: journal: stopped after %u blocks (--journal-budget): a newer commit may "
                                 "exist",
                                 device_name(d), d->journal.jbd2.blocks_read);
                 for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
-                        if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT)
+                        /* Not there, or on another filesystem than / (a separate /var): as expected. */
+                        if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT &&
+                                d->stamps[t].error != -EXDEV)
                                 log_warning("%s: %s: %s, not used", device_name(d), stamp_path(t),
                                         d->stamps[t].reason ? d->stamps[t].reason
                                                             : strerror(-d->stamps[t].error));

@@ -68,15 +68,17 @@ enum {
 #define TAG_LAST_TAG               0x8u
 
 #define FAST_COMMIT_DEFAULT_BLOCKS 256u
+#define JBD2_MIN_LOG_BLOCKS        1024u
 
 /*
- * A probe of the bisection reads up to this many blocks to find a header. A
- * probe that lands among data blocks finds none and is counted as past the
- * end of the run; the walk that follows the bisection corrects that. Longer
- * probes find more headers but cost more: 2 needed the fewest reads over
- * logs of transactions of every size (tests/unit/test-jbd2.c).
+ * A probe of the bisection reads up to as many blocks as a transaction of the
+ * log takes on average, as far as the search has seen, within these bounds:
+ * in a log of small transactions a header is always that close. A probe that
+ * lands among data blocks finds none and is counted as past the end of the
+ * run; the walk that follows the bisection corrects that.
  */
-#define PROBE_BLOCKS 2u
+#define PROBE_BLOCKS_MIN 2u
+#define PROBE_BLOCKS_MAX 64u
 
 /* Where a run must start (after the head, at the first block), a header is looked for this far. */
 #define SCAN_BLOCKS 64u
@@ -102,6 +104,9 @@ struct walk {
         bool csum;       /* checksum v2 or v3 */
         uint32_t seed;   /* crc32c of the journal's UUID */
         unsigned tag_bytes;
+        /* What the log has shown of the size of its transactions, in blocks per sequence number. */
+        uint64_t span_blocks, span_transactions; /* the widest stretch the bisection saw */
+        uint64_t walked_blocks, walked_transactions;
 };
 
 static uint32_t get_be32(const uint8_t *p)
@@ -287,6 +292,8 @@ static int walk_transaction(struct walk *w, struct header h, struct jbd2_commit 
                         return 0;
                 }
                 if (x.type == BLOCK_COMMIT) {
+                        w->walked_blocks += covered + 1;
+                        w->walked_transactions++;
                         *ret = (struct jbd2_commit){
                                 .found = true,
                                 .sequence = x.sequence,
@@ -345,6 +352,42 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
         return a < b ? a : b;
 }
 
+/* Blocks per transaction on average, as far as the search has seen; 0 when it has seen none. */
+static uint32_t transaction_blocks(const struct walk *w)
+{
+        if (w->span_transactions > 0)
+                return (uint32_t)((w->span_blocks + w->span_transactions - 1) / w->span_transactions);
+        if (w->walked_transactions > 0)
+                return (uint32_t)((w->walked_blocks + w->walked_transactions - 1) / w->walked_transactions);
+        return 0;
+}
+
+static uint32_t probe_blocks(const struct walk *w)
+{
+        uint32_t n = transaction_blocks(w);
+        return n < PROBE_BLOCKS_MIN ? PROBE_BLOCKS_MIN : n > PROBE_BLOCKS_MAX ? PROBE_BLOCKS_MAX : n;
+}
+
+/* Learns the size of transactions from a stretch of the log: `blocks` from a header to one `transactions`
+ * on. */
+static void learn_span(struct walk *w, uint32_t blocks, uint32_t transactions)
+{
+        if (transactions > 0 && blocks > w->span_blocks) {
+                w->span_blocks = blocks;
+                w->span_transactions = transactions;
+        }
+}
+
+/* Bits needed for n: the halvings a bisection of n blocks takes. */
+static unsigned bits(uint32_t n)
+{
+        unsigned b = 0;
+
+        for (; n; n >>= 1)
+                b++;
+        return b;
+}
+
 /* The header at block, if it has the given sequence number. 1, 0, -ENOBUFS. */
 static int header_at(struct walk *w, uint32_t block, uint32_t sequence, struct header *ret)
 {
@@ -380,12 +423,13 @@ static int find_last(
         while (hi_off - lo_off > 1) {
                 uint32_t mid = lo_off + (hi_off - lo_off) / 2;
 
-                r = probe(w, advance(w, run.block, mid), min_u32(PROBE_BLOCKS, hi_off - mid), &h);
+                r = probe(w, advance(w, run.block, mid), min_u32(probe_blocks(w), hi_off - mid), &h);
                 if (r < 0)
                         break;
                 if (r == PROBE_HEADER && seq_between(h.sequence, lo.sequence, max)) {
                         lo = h;
                         lo_off = distance(w, run.block, h.block);
+                        learn_span(w, lo_off, lo.sequence - run.sequence);
                         continue;
                 }
                 /*
@@ -413,12 +457,12 @@ static int newest_in_run(
         struct walk *w, struct header run, uint32_t n, uint32_t max, struct jbd2_commit *ret)
 {
         struct jbd2_commit last = { 0 };
-        struct header h, base = run; /* base: where the current bisection started */
-        struct bounds b;
+        struct header h = run, base = run; /* base: where the current bisection started */
+        struct bounds b = { .end = 0, .out = n };
         uint32_t base_off = 0, off = 0;
-        int r;
+        unsigned walked = 0;
+        int r = 0;
 
-        r = find_last(w, base, n, max, &h, &b);
         while (r >= 0) {
                 struct jbd2_commit c;
                 struct header x;
@@ -430,7 +474,7 @@ static int newest_in_run(
                 if (r == 0) {
                         /* No commit: power went while it was written, or it is torn. The one before it,
                          * then. */
-                        if (h.sequence == base.sequence)
+                        if (h.sequence == base.sequence || (last.found && last.sequence + 1 == h.sequence))
                                 break;
                         max = h.sequence - 1;
                         r = find_last(w, base, distance(w, base.block, h.block), max, &h, &b);
@@ -439,8 +483,8 @@ static int newest_in_run(
                         continue;
                 }
                 last = c;
+                walked++;
 
-                /* A later transaction: the bisection took data for the end of the run. */
                 next_off = distance(w, run.block, next);
                 if (next_off <= off || next_off >= n)
                         break;
@@ -448,15 +492,24 @@ static int newest_in_run(
                 r = header_at(w, next, c.sequence + 1, &x);
                 if (r <= 0 || !seq_between(x.sequence, run.sequence, max))
                         break;
-                if (off < b.end) {
+
+                /*
+                 * Walk or bisect? Walking costs two reads a transaction; bisecting
+                 * the rest costs a probe a halving, and a probe among data blocks
+                 * reads about a transaction's worth to find a header. So walk when
+                 * transactions are large (size squared times the halvings exceed
+                 * twice the rest), and for the first few, which tell their size;
+                 * within where the last bisection found headers, walk too.
+                 */
+                uint32_t rest = (b.out > off ? b.out : n) - off;
+                uint64_t size = transaction_blocks(w);
+                if (off < b.end || walked < 3 || size * size * bits(rest) > 2 * (uint64_t)rest) {
                         h = x;
                         continue;
                 }
-                /* Past where the bisection stopped (it took data for the end of the run): bisect again from
-                 * here. */
                 base = x;
                 base_off = off;
-                r = find_last(w, base, (b.out > off ? b.out : n) - off, max, &h, &b);
+                r = find_last(w, base, rest, max, &h, &b);
                 b.end += base_off;
                 b.out += base_off;
         }
@@ -481,34 +534,59 @@ static int next_commit(struct walk *w, const struct jbd2_commit *c, struct jbd2_
 
 /*
  * The newest commit of a run is implausible (a boot with a wrong clock): the
- * newest plausible one before it. Commits made with a wrong clock come last,
- * so bisect on the plausibility of commits between the run's first
- * transaction and its newest. The best is recorded as commits are read.
- * Returns 1 when the run holds a plausible commit, 0 when it seems to hold
- * none, -ENOBUFS.
+ * newest plausible one before it. Gallop back from the newest commit (a
+ * commit 1, 2, 4, ... blocks before it) to a plausible one, then bisect
+ * between the two for where the times stop being plausible, and walk on from
+ * there while they still are. That finds the newest plausible commit when the
+ * last boot's commits are all implausible, or became plausible on the way
+ * (NTP), whatever earlier boots in the run did. The best is recorded as
+ * commits are read. Returns 1 when the run holds a plausible commit, 0 when it
+ * seems to hold none, -ENOBUFS.
  */
 static int plausible_in_run(struct walk *w, struct header run, const struct jbd2_commit *newest)
 {
-        struct jbd2_commit lo, c;
+        struct jbd2_commit lo = { 0 }, c;
         struct header h;
-        uint32_t lo_off, hi_off, next;
+        uint32_t lo_off = 0, hi_off = distance(w, run.block, newest->block), hi_seq = newest->sequence, next;
+        uint64_t step = 1;
         int r;
 
-        r = walk_transaction(w, run, &lo, &next);
-        if (r <= 0)
-                return r;
-        if (!plausible(w, lo.time))
-                return 0;
+        while (!lo.found) {
+                uint32_t at = step < hi_off ? hi_off - (uint32_t)step : 0;
+
+                if (at == 0) {
+                        /* Back at the start of the run: its first transaction decides. */
+                        r = walk_transaction(w, run, &c, &next);
+                        if (r <= 0 || !plausible(w, c.time))
+                                return r < 0 ? r : 0;
+                        lo = c;
+                        break;
+                }
+                r = probe(w, advance(w, run.block, at), min_u32(probe_blocks(w), hi_off - at), &h);
+                if (r < 0)
+                        return r;
+                if (r == PROBE_HEADER && seq_between(h.sequence, run.sequence, hi_seq - 1)) {
+                        r = walk_transaction(w, h, &c, &next);
+                        if (r < 0)
+                                return r;
+                        if (r > 0 && plausible(w, c.time))
+                                lo = c;
+                        else if (r > 0 && distance(w, run.block, c.block) < hi_off) {
+                                hi_off = distance(w, run.block, c.block);
+                                hi_seq = c.sequence;
+                        }
+                }
+                step *= 2;
+        }
 
         lo_off = distance(w, run.block, lo.block);
-        hi_off = distance(w, run.block, newest->block);
         while (hi_off > lo_off + 1) {
                 uint32_t mid = lo_off + (hi_off - lo_off) / 2;
 
-                r = probe(w, advance(w, run.block, mid), min_u32(PROBE_BLOCKS, hi_off - mid), &h);
+                r = probe(w, advance(w, run.block, mid), min_u32(probe_blocks(w), hi_off - mid), &h);
                 if (r < 0)
                         return r;
-                if (r == PROBE_HEADER && seq_between(h.sequence, lo.sequence + 1, newest->sequence)) {
+                if (r == PROBE_HEADER && seq_between(h.sequence, lo.sequence + 1, hi_seq - 1)) {
                         r = walk_transaction(w, h, &c, &next);
                         if (r < 0)
                                 return r;
@@ -534,17 +612,12 @@ static int plausible_in_run(struct walk *w, struct header run, const struct jbd2
         return 1;
 }
 
-/*
- * The run of transactions older than `run` that follows the block `after`
- * (earlier mounts before Linux 6.5 restarted the log at its first block; an
- * earlier lap): skips what is left of run's own transactions there and
- * returns the first older header. 1, 0 when there is none close by, -ENOBUFS.
+/* The first header among SCAN_BLOCKS from block, older than run, skipping the torn transaction after newest.
  */
-static int older_run(struct walk *w, uint32_t after, struct header run, struct header *ret)
+static int older_header(
+        struct walk *w, uint32_t block, struct header run, uint32_t newest, struct header *ret)
 {
-        uint32_t block = after, skipped = 0;
-
-        while (skipped < w->length) {
+        for (unsigned i = 0; i < 2; i++) {
                 struct header h;
                 int r = probe(w, block, SCAN_BLOCKS, &h);
 
@@ -554,12 +627,31 @@ static int older_run(struct walk *w, uint32_t after, struct header run, struct h
                         *ret = h;
                         return 1;
                 }
-                /* Part of the run itself, such as the torn last transaction: step over it. */
-                uint32_t n = 1 + (h.type == BLOCK_DESCRIPTOR ? count_tags(w) : 0);
-                skipped += distance(w, block, h.block) + n;
-                block = advance(w, h.block, n);
+                if (h.sequence != newest + 1)
+                        return 0; /* the run itself: the log has come around, nothing older is left */
+                /* The transaction power cut short: step over its blocks. */
+                block = advance(w, h.block, 1 + (h.type == BLOCK_DESCRIPTOR ? count_tags(w) : 0));
         }
         return 0;
+}
+
+/*
+ * The run of transactions older than `run`, when none of run's commits is
+ * plausible. Before Linux 6.5 every mount restarted the log at its first
+ * block, so the previous boot's newest transactions follow this run's newest
+ * (`newest`, or the run's start when it has no commit); from 6.5 the log goes
+ * on across mounts, so the previous boot's come before this run, from the
+ * oldest block of the log: after the head once the log has come around, else
+ * from its first block. Returns 1 with *ret the first header of that run, 0
+ * when there is none, -ENOBUFS.
+ */
+static int older_run(struct walk *w, uint32_t after, struct header run, uint32_t newest, struct header *ret)
+{
+        int r = older_header(w, after, run, newest, ret);
+
+        if (r != 0 || run.block == w->rep->first)
+                return r;
+        return older_header(w, w->rep->first, run, newest, ret);
 }
 
 static bool valid_block(const struct jbd2_report *r, uint32_t block)
@@ -621,6 +713,9 @@ static int parse_superblock(struct walk *w, const char **reason)
                 fc_blocks = type == BLOCK_SUPERBLOCK_V2 ? get_be32(b + JSB_NUM_FC_BLOCKS) : 0;
                 if (fc_blocks == 0)
                         fc_blocks = FAST_COMMIT_DEFAULT_BLOCKS;
+                /* jbd2 turns fast commits off rather than leave a log under its minimum. */
+                if (fc_blocks >= r->maxlen || r->maxlen - fc_blocks < JBD2_MIN_LOG_BLOCKS)
+                        fc_blocks = 0;
         }
 
         if (r->maxlen > src->max_blocks)
@@ -737,7 +832,7 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window,
         uint32_t n = w.length;
         for (int i = 0; i < RUNS_MAX; i++) {
                 struct jbd2_commit c;
-                uint32_t after;
+                uint32_t after, newest;
                 struct header older;
 
                 r = newest_in_run(&w, run, n, max, &c);
@@ -754,11 +849,14 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window,
                         if (rep.best.found)
                                 break;
                         after = advance(&w, c.block, 1);
-                } else
-                        after = advance(&w, run.block, 1);
+                        newest = c.sequence;
+                } else {
+                        after = run.block;
+                        newest = run.sequence - 1;
+                }
 
                 /* Nothing plausible in this run: the run before it, if the log still holds one. */
-                r = older_run(&w, after, run, &older);
+                r = older_run(&w, after, run, newest, &older);
                 if (r <= 0)
                         break;
                 n = distance(&w, older.block, run.block);

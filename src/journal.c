@@ -11,6 +11,9 @@
 #include "journal.h"
 #include "rootdev.h"
 
+/* How long an external journal device may take to appear, once the filesystem has. */
+#define JOURNAL_DEVICE_WAIT USEC_PER_SEC
+
 /* A journal in an inode: journal block n is logical block n of the inode. */
 struct inode_journal {
         ext2_filsys fs;
@@ -124,7 +127,14 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
         format_uuid(r->uuid, fs->super->s_journal_uuid);
         snprintf(spec, sizeof(spec), "UUID=%s", r->uuid);
 
-        /* By UUID, as e2fsck finds it; else by the device number the superblock remembers. */
+        /*
+         * By UUID, as e2fsck finds it; else by the device number the superblock
+         * remembers. A journal device that is gone (an unplugged disk) must not
+         * hold the boot up: wait for it at most JOURNAL_DEVICE_WAIT past now.
+         */
+        usec_t now = now_monotonic();
+        if (deadline > now + JOURNAL_DEVICE_WAIT)
+                deadline = now + JOURNAL_DEVICE_WAIT;
         k = rootdev_resolve(spec, SPEC_TAG, deadline, &r->device);
         if (k == -ENOMEM)
                 return k;
@@ -139,7 +149,7 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
         e = ext2fs_open2(r->device, "", EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS,
                 0, fs->blocksize, unix_io_manager, &jfs);
         if (e != 0)
-                return r->reason = "cannot open the external journal device", -EIO;
+                return r->reason = "cannot open the external journal device", -ENODEV;
         if (!ext2fs_has_feature_journal_dev(jfs->super) ||
                 memcmp(jfs->super->s_uuid, fs->super->s_journal_uuid, 16) != 0) {
                 ext2fs_close_free(&jfs);

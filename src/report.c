@@ -338,7 +338,7 @@ static void text_stamps(FILE *f, const struct device_report *d)
         for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++) {
                 const struct stamp_report *st = d->stamps + t;
 
-                if (st->error != 0 && st->error != -ENOENT)
+                if (st->error != 0 && st->error != -ENOENT && st->error != -EXDEV)
                         fprintf(f, "  File %s: %s, not used\n", stamp_path(t),
                                 st->reason ? st->reason : strerror(-st->error));
         }

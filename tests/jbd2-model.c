@@ -44,6 +44,9 @@ static uint32_t tag_bytes(const struct jmodel *m)
 void jm_init(struct jmodel *m, uint32_t blocksize, uint32_t maxlen, uint32_t incompat, uint32_t fc_blocks,
         uint32_t sequence)
 {
+        /* jbd2 turns fast commits off rather than leave a log under 1024 blocks. */
+        if (fc_blocks >= maxlen || maxlen - fc_blocks < 1024)
+                fc_blocks = 0;
         *m = (struct jmodel){
                 .blocksize = blocksize,
                 .maxlen = maxlen,

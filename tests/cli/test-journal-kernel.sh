@@ -75,6 +75,17 @@ powercut wrap "$TMP/wrap.img"
 assert_eq "$(jqo '.devices[0].journal.wrapped')" true "wrap: wrapped"
 umount "$MNT"
 
+# Larger transactions: 200 files created between commits (about 20 journal blocks each).
+mkimg "$TMP/busy.img" 1700000000 128M -t ext4 -J size=16
+mount -o loop "$TMP/busy.img" "$MNT"
+for ((i = 0; i < 60; i++)); do
+        mkdir "$MNT/d$i"
+        for ((j = 0; j < 200; j++)); do : >"$MNT/d$i/f$j"; done
+        sync -f "$MNT"
+done
+powercut busy "$TMP/busy.img"
+umount "$MNT"
+
 # ext3: a journal mapped by indirect blocks, no checksums.
 mkimg "$TMP/ext3.img" 1700000000 64M -t ext3
 mount -o loop "$TMP/ext3.img" "$MNT"
@@ -114,4 +125,16 @@ umount "$MNT"
 cf status --json --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
 assert_eq "$(jqo '.devices[0].journal | "\(.location) \(.journal_device)"')" "device $jdev" "external: found"
 close_to "external: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
+
+# The journal device gone (an unplugged disk): not waited for beyond a second, even with --wait;
+# the superblock's times are used, with a warning.
+losetup -d "$jdev"
+started=$(date +%s%N)
+cf set --dry-run --wait 10 --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
+took=$((($(date +%s%N) - started) / 1000000))
+assert_eq "$RC" 0 "external, gone: exit"
+assert_match "$ERR" "journal not used: (external journal device not found|cannot open the external journal device) \(is the journal device attached\?\)" \
+        "external, gone: warning"
+[ "$took" -lt 5000 ] || fail "external, gone: took $took ms with --wait 10"
+echo "external journal gone: $took ms"
 echo ok
