@@ -59,6 +59,41 @@ cf status --json --device "$TMP/bad.img" "${POLICY[@]}"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .verdict)" after_not_after "epoch bits"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time)" $((1796100000 + (1 << 32))) "epoch bits: time"
 
+# The filesystem that is the mounted / (as when an admin runs clockfix status): the stamp files are
+# read with stat(), which sees what the page cache has and the disk not yet. A chroot into the
+# loop-mounted image makes it / for clockfix; /usr and /dev come from the host, bound read-only.
+[ "$(id -u)" == 0 ] || fail "needs root to mount and chroot (CI runs as root)"
+image "$TMP/live.img"
+attach "$TMP/live.img"
+ROOT=$TMP/root
+mkdir "$ROOT"
+mount "$DEV" "$ROOT"
+binds=()
+unmount_all() {
+        local i
+        for ((i = ${#binds[@]} - 1; i >= 0; i--)); do umount "${binds[i]}" 2>/dev/null || true; done
+        umount "$ROOT" 2>/dev/null || true
+}
+trap 'unmount_all; cleanup' EXIT
+for d in usr dev; do
+        mkdir -p "$ROOT/$d"
+        mount --bind -o ro "/$d" "$ROOT/$d"
+        binds+=("$ROOT/$d")
+done
+for l in bin lib lib64 sbin; do [ -L "/$l" ] && ln -s "$(readlink "/$l")" "$ROOT/$l"; done
+mkdir -p "$ROOT/tmp"
+cp "$CLOCKFIX" "$ROOT/tmp/clockfix"
+touch -d @1797000000.25 "$ROOT/var/lib/private/systemd/timesync/clock" # in the page cache only
+out=$(chroot "$ROOT" /tmp/clockfix status --json --device "$DEV" "${POLICY[@]}")
+OUT=$out
+assert_eq "$(jqo '.devices[0].files[0] | "\(.live) \(.time)"')" "true 1797000000" "live: stat() of the mounted /"
+assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1797000000250000 "live: with nanoseconds"
+# From outside, the same device is not /: read from the disk, through libext2fs.
+cf status --json --device "$DEV" "${POLICY[@]}"
+assert_eq "$(jqo '.devices[0].files[0].live')" false "not live from outside"
+unmount_all
+trap cleanup EXIT
+
 # 128-byte inodes have no extra field: whole seconds.
 image "$TMP/small-inodes.img" -I 128
 cf status --json --device "$TMP/small-inodes.img" "${POLICY[@]}"
