@@ -16,6 +16,7 @@
 #include "jbd2.h"
 #include "log.h"
 #include "report.h"
+#include "rootdev.h"
 
 static void help(void)
 {
@@ -46,6 +47,10 @@ static void help(void)
                "      --not-after=TIME later times are implausible and ignored (default: the\n"
                "                       floor + 30 years)\n"
                "      --now=TIME       decide as if the clock read TIME (status, set --dry-run)\n"
+               "      --boot           at boot: honour clockfix=0, clockfix.device=,\n"
+               "                       clockfix.margin=, clockfix.not_before= and\n"
+               "                       clockfix.not_after= on the kernel command line\n"
+               "                       (options given here win)\n"
                "  -n, --dry-run        set: decide and say what would be done, change nothing\n"
                "      --json           status: print one JSON object\n"
                "  -q, --quiet          log only warnings and errors\n"
@@ -71,6 +76,8 @@ static void version(void)
 
 void options_done(struct options *o)
 {
+        free(o->boot_device);
+        o->boot_device = NULL;
         free(o->devices);
         o->devices = NULL;
         o->n_devices = 0;
@@ -136,6 +143,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 ARG_NOT_BEFORE,
                 ARG_NOT_AFTER,
                 ARG_NOW,
+                ARG_BOOT,
                 ARG_JSON,
                 ARG_VERSION,
         };
@@ -149,6 +157,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 { "not-before", required_argument, NULL, ARG_NOT_BEFORE },
                 { "not-after", required_argument, NULL, ARG_NOT_AFTER },
                 { "now", required_argument, NULL, ARG_NOW },
+                { "boot", no_argument, NULL, ARG_BOOT },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "quiet", no_argument, NULL, 'q' },
@@ -189,6 +198,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         break;
                 case ARG_MARGIN:
                         r = parse_seconds_option("--margin", optarg, &o.margin);
+                        o.have_margin = true;
                         break;
                 case ARG_JOURNAL_BUDGET:
                         r = parse_budget_option(optarg, &o.journal_budget);
@@ -207,6 +217,9 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 case ARG_NOW:
                         r = parse_time_option("--now", optarg, &o.now);
                         o.have_now = true;
+                        break;
+                case ARG_BOOT:
+                        o.boot = true;
                         break;
                 case 'n':
                         o.dry_run = true;
@@ -275,6 +288,61 @@ int options_parse(int argc, char *argv[], struct options *ret)
         }
         *ret = o;
         return 0;
+}
+
+/*
+ * --boot: the clockfix parameters of the kernel command line, for what the
+ * options leave open. A value that does not parse is warned about and
+ * ignored: nothing here may fail a boot. Returns 1 when clockfix=0 (or no,
+ * off, false) turns clockfix off, 0, or -ENOMEM.
+ */
+static int boot_parameters(struct options *o)
+{
+        char *cmdline = NULL, *v = NULL;
+        int r;
+
+        if (read_small_file(o->cmdline_path, &cmdline) < 0)
+                return 0;
+
+        r = cmdline_get(cmdline, "clockfix", &v);
+        if (r > 0) {
+                bool off = strcmp(v, "0") == 0 || strcmp(v, "no") == 0 || strcmp(v, "off") == 0 ||
+                        strcmp(v, "false") == 0;
+                free(v);
+                if (off) {
+                        free(cmdline);
+                        return 1;
+                }
+        }
+        if (r >= 0 && !o->have_margin && (r = cmdline_get(cmdline, "clockfix.margin", &v)) > 0) {
+                if (parse_seconds(v, &o->margin) < 0)
+                        log_warning("Ignoring clockfix.margin=%s: not a number of seconds", v);
+                free(v);
+        }
+        if (r >= 0 && !o->have_not_before && (r = cmdline_get(cmdline, "clockfix.not_before", &v)) > 0) {
+                if (parse_time(v, &o->not_before) < 0)
+                        log_warning("Ignoring clockfix.not_before=%s: not a time", v);
+                else
+                        o->have_not_before = true;
+                free(v);
+        }
+        if (r >= 0 && !o->have_not_after && (r = cmdline_get(cmdline, "clockfix.not_after", &v)) > 0) {
+                if (parse_time(v, &o->not_after) < 0)
+                        log_warning("Ignoring clockfix.not_after=%s: not a time", v);
+                else
+                        o->have_not_after = true;
+                free(v);
+        }
+        if (r >= 0 && o->n_devices == 0 && (r = cmdline_get(cmdline, "clockfix.device", &v)) > 0) {
+                if (v[0] == '\0')
+                        free(v);
+                else {
+                        o->boot_device = v;
+                        o->devices[o->n_devices++] = v;
+                }
+        }
+        free(cmdline);
+        return r < 0 ? r : 0;
 }
 
 /* The policy of DESIGN.md §3 from the options. 0, or -EINVAL after logging. */
@@ -462,6 +530,20 @@ int cli_main(int argc, char *argv[])
         if (r != 0)
                 return r > 0 ? EXIT_OK : r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         log_set_max_level(o.log_level);
+
+        if (o.boot) {
+                r = boot_parameters(&o);
+                if (r < 0) {
+                        options_done(&o);
+                        return log_error_errno(r, "Cannot read the kernel command line: %m"), EXIT_FAIL;
+                }
+                if (r > 0) {
+                        log_info(
+                                "Turned off by clockfix=0 on the kernel command line: the clock is left alone");
+                        options_done(&o);
+                        return EXIT_OK;
+                }
+        }
 
         if (make_policy(&o, &policy) < 0) {
                 options_done(&o);

@@ -30,7 +30,9 @@ struct options {
         usec_t margin;
         unsigned journal_budget; /* journal blocks to read at most per device; 0: do not read journals */
         usec_t not_before, not_after, now;
-        bool have_not_before, have_not_after, have_now;
+        bool have_not_before, have_not_after, have_now, have_margin;
+        bool boot;         /* --boot: honour clockfix= parameters on the kernel command line */
+        char *boot_device; /* clockfix.device= (owned), when it is the device */
         bool no_stamps;
         bool dry_run;
         bool json;

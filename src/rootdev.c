@@ -143,8 +143,9 @@ int read_small_file(const char *path, char **ret)
         return 0;
 }
 
-int cmdline_find_root(const char *cmdline, char **ret)
+int cmdline_get(const char *cmdline, const char *key, char **ret)
 {
+        const size_t klen = strlen(key);
         char *found = NULL;
         const char *p = cmdline;
 
@@ -170,8 +171,8 @@ int cmdline_find_root(const char *cmdline, char **ret)
 
                 if (strcmp(word, "--") == 0)
                         break;
-                if (strncmp(word, "root=", 5) == 0) {
-                        char *v = strdup(word + 5);
+                if (strncmp(word, key, klen) == 0 && (word[klen] == '=' || word[klen] == '\0')) {
+                        char *v = strdup(word[klen] ? word + klen + 1 : "");
                         if (!v) {
                                 free(found);
                                 return -ENOMEM;
@@ -185,6 +186,11 @@ int cmdline_find_root(const char *cmdline, char **ret)
                 return 0;
         *ret = found;
         return 1;
+}
+
+int cmdline_find_root(const char *cmdline, char **ret)
+{
+        return cmdline_get(cmdline, "root", ret);
 }
 
 /* Undoes mountinfo's octal escapes ("\040" for a space) in place. */

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's first command: on a fresh Debian 12 machine (as root, to install packages),
-# builds clockfix in build/ and shows what it does on a sample ext4 image, as a board whose
-# real-time clock reset to 2000-01-01 would see it. Nothing is changed: no clock, no disk.
+# builds clockfix in build/, makes the root filesystem of a board that lost power, shows what
+# clockfix reads on it, then boots a virtual machine whose clock starts at 2000-01-01 (a dead
+# RTC) from that disk, with clockfix in a busybox initramfs, and shows the clock before and after.
+# Nothing on this machine is changed: no clock, no disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
-install_packages "${BUILD_PACKAGES[@]}" e2fsprogs
+install_packages "${BUILD_PACKAGES[@]}" e2fsprogs qemu-system-x86 busybox-static cpio kmod
 
 if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
 meson compile -C build >/dev/null
@@ -41,4 +43,20 @@ echo "(--now 2000-01-01: decide as if the clock read 2000-01-01, like a board wh
 echo
 run status --device "$img" --now 2000-01-01
 run set --dry-run --device "$img" --now 2000-01-01
-run status --json --device "$img" --now 2000-01-01
+
+# The same disk as the root of a virtual machine with a dead RTC (a Debian kernel, downloaded
+# once into build/vm-cache and only unpacked; busybox; the static clockfix).
+export CLOCKFIX=$PWD/$cf FINGERPRINT=/bin/true SRCDIR=$PWD BUILDDIR=$PWD/build
+. tests/lib.sh
+. tests/vm/lib.sh
+echo "Booting a virtual machine with the RTC at 2000-01-01 and $img as its disk..."
+vm_kernel
+cp --sparse=always "$img" "$TMP/disk.img"
+vm_busybox_initramfs "$TMP/initrd.gz" tests/vm/busybox-init "build/clockfix-static:/clockfix"
+vm_boot demo "$TMP/initrd.gz" "$TMP/disk.img" "root=/dev/vda quiet" -rtc base=2000-01-01T00:00:00,clock=vm
+[ "$(marker done)" == 1 ] || { vm_dump demo; fail "the virtual machine did not finish booting"; }
+echo
+echo "  guest clock when the initramfs starts:  $(date -u -d "@$(marker before)" +%FT%TZ)"
+grep -a 'clockfix: ' <<<"$CONSOLE" | sed 's/^/  /'
+echo "  guest clock after clockfix:             $(date -u -d "@$(marker after)" +%FT%TZ)"
+echo "  (the power went at $(date -u -d "@$written" +%FT%TZ); boot took $((BOOT_MS / 1000)) s in emulation)"

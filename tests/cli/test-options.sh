@@ -57,4 +57,26 @@ cf --device "$img" --json --not-before 2026-01-01
 assert_eq "$(jqo .estimate)" 1800000000 "default command"
 cf --json --device "$img" status --not-before 2026-01-01
 assert_eq "$(jqo .estimate)" 1800000000 "options around the command"
+
+# --boot: clockfix parameters on the kernel command line, under the options given.
+usage '--journal-budget: "x" is not a number of blocks from 0 to 1000000' --journal-budget x --device "$img"
+usage '--journal-budget: "1000001" is not a number of blocks from 0 to 1000000' --journal-budget 1000001 --device "$img"
+echo "ro quiet clockfix=0 root=/dev/nonexistent" >"$TMP/off"
+cf set --boot --cmdline "$TMP/off" --now 2000-01-01 --dry-run
+assert_eq "$RC" 0 "clockfix=0: exit"
+assert_match "$ERR" "Turned off by clockfix=0 on the kernel command line" "clockfix=0: message"
+echo "root=/dev/nonexistent clockfix.device=$img clockfix.margin=2.5 clockfix.not_before=2026-01-01 clockfix.not_after=2040-01-01" >"$TMP/params"
+cf status --json --boot --cmdline "$TMP/params" --now 2000-01-01
+assert_eq "$(jqo '[.device, .margin_usec, .floor, .not_after] | map(tostring) | join(" ")')" \
+        "$img 2500000 1767225600 2208988800" "clockfix.* applied"
+cf status --json --boot --cmdline "$TMP/params" --margin 7 --not-after 2050-01-01 --now 2000-01-01
+assert_eq "$(jqo '[.margin_usec, .not_after] | map(tostring) | join(" ")')" "7000000 2524608000" "options win"
+cf status --json --cmdline "$TMP/params" --device "$img" --now 2000-01-01 --not-before 2026-01-01
+assert_eq "$(jqo .margin_usec)" 1000000 "without --boot: not read"
+echo "clockfix.device=$img clockfix.margin=soon clockfix.not_after=tomorrow clockfix.not_before=2026-01-01" >"$TMP/bad"
+cf status --json --boot --cmdline "$TMP/bad" --now 2000-01-01
+assert_eq "$RC" 0 "bad parameters: exit"
+assert_match "$ERR" "Ignoring clockfix.margin=soon: not a number of seconds" "bad margin"
+assert_match "$ERR" "Ignoring clockfix.not_after=tomorrow: not a time" "bad not_after"
+assert_eq "$(jqo .margin_usec)" 1000000 "bad margin: default kept"
 echo ok

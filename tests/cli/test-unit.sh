@@ -10,7 +10,7 @@ unit=$BUILDDIR/systemd/clockfix.service
 # verify checks that ExecStart= exists: point it at the binary just built.
 mkdir "$TMP/units"
 sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$unit" >"$TMP/units/clockfix.service"
-grep -q "^ExecStart=$CLOCKFIX set$" "$TMP/units/clockfix.service" || fail "ExecStart= not as expected"
+grep -q "^ExecStart=$CLOCKFIX set --boot$" "$TMP/units/clockfix.service" || fail "ExecStart= not as expected"
 
 out=$(systemd-analyze verify "$TMP/units/clockfix.service" 2>&1) || fail "systemd-analyze verify failed: $out"
 assert_eq "$out" "" "systemd-analyze verify says nothing"
@@ -24,5 +24,18 @@ assert_eq "$(prop Wants)" time-set.target "Wants"
 assert_eq "$(prop Conflicts)" shutdown.target "Conflicts"
 assert_eq "$(prop WantedBy)" sysinit.target "WantedBy"
 if grep -v "^#" "$unit" | grep -q time-sync.target; then fail "the unit must not order itself against time-sync.target"; fi
-assert_match "$(prop ExecStart)" "^/.*/clockfix set$" "ExecStart"
+assert_match "$(prop ExecStart)" "^/.*/clockfix set --boot$" "ExecStart"
+
+# dracut's unit for the systemd initrd: after the root device, before it is checked or mounted.
+initrd=$SRCDIR/initramfs/dracut/90clockfix/clockfix-initrd.service
+sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$initrd" >"$TMP/units/clockfix-initrd.service"
+out=$(systemd-analyze verify "$TMP/units/clockfix-initrd.service" 2>&1) || fail "verify (initrd unit) failed: $out"
+assert_eq "$out" "" "systemd-analyze verify says nothing of the initrd unit"
+iprop() { sed -n "s/^$1=//p" "$initrd"; }
+assert_eq "$(iprop DefaultDependencies)" no "initrd: DefaultDependencies"
+assert_eq "$(iprop After)" initrd-root-device.target "initrd: After"
+for u in systemd-fsck-root.service sysroot.mount initrd-root-fs.target; do
+        assert_match " $(iprop Before) " " $u " "initrd: Before=$u"
+done
+assert_eq "$(iprop ExecStart)" "/usr/sbin/clockfix set --boot --wait 5" "initrd: ExecStart"
 echo ok

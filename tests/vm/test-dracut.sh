@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# An initramfs built by dracut with clockfix's module 90clockfix (a shell initrd: the pre-mount
+# hook), for the unpacked Debian kernel, booted by QEMU with the RTC at 2000-01-01 and without any
+# RTC. dracut finds modules only under its base directory: a private copy of /usr/lib/dracut made
+# of symbolic links, plus ours, leaves the host's alone.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/vm/lib.sh"
+: "${DRACUT_MODULE_SETUP:?run through meson test}"
+
+vm_kernel
+base=$TMP/dracut
+mkdir -p "$base"
+cp -as /usr/lib/dracut/. "$base/"
+mkdir -p "$base/modules.d/90clockfix"
+install -m 755 "$DRACUT_MODULE_SETUP" "$base/modules.d/90clockfix/module-setup.sh"
+install -m 755 "$SRCDIR/initramfs/dracut/90clockfix/clockfix-pre-mount.sh" "$base/modules.d/90clockfix/"
+install -m 644 "$SRCDIR/initramfs/dracut/90clockfix/clockfix-initrd.service" "$base/modules.d/90clockfix/"
+# The module installs the clockfix this build made.
+export CLOCKFIX
+: >"$TMP/dracut.conf"
+mkdir -p "$TMP/dracut.conf.d" "$TMP/dracut-tmp"
+
+# build OUT MODULES...: a shell initrd of just these dracut modules
+build() {
+        local out=$1
+        shift
+        dracutbasedir=$base dracut --force --quiet --conf "$TMP/dracut.conf" --confdir "$TMP/dracut.conf.d" \
+                --tmpdir "$TMP/dracut-tmp" --kver "$KVER" --kmoddir "$KROOT/lib/modules/$KVER" --no-hostonly \
+                --no-early-microcode --omit systemd --add-drivers 'virtio_blk virtio_pci virtio_mmio ext4' \
+                -m "$*" "$out" >"$TMP/dracut.log" 2>&1 || { cat "$TMP/dracut.log" >&2; fail "dracut failed"; }
+}
+build "$TMP/without.img" base rootfs-block fs-lib
+started=$(date +%s%N)
+build "$TMP/initrd.img" base rootfs-block fs-lib clockfix
+echo "dracut: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$TMP/initrd.img") bytes," \
+        "$(($(stat -c %s "$TMP/initrd.img") - $(stat -c %s "$TMP/without.img"))) more than without clockfix"
+lsinitrd "$TMP/initrd.img" >"$TMP/contents" 2>/dev/null || dracutbasedir=$base "$base/lsinitrd.sh" "$TMP/initrd.img" >"$TMP/contents"
+grep -q 'usr/sbin/clockfix$' "$TMP/contents" || fail "clockfix is not in the image"
+grep -q 'pre-mount/10-clockfix-pre-mount.sh$' "$TMP/contents" || fail "the pre-mount hook is not in the image"
+
+written=$(($(date +%s) + 30 * 86400))
+vm_root_disk "$TMP/root.img" "$written"
+
+vm_boot rtc2000 "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro rd.emergency=poweroff" \
+        -rtc base=2000-01-01T00:00:00,clock=vm
+vm_check rtc2000 "$written"
+assert_eq "$(marker root)" ro "rtc2000: root mounted read-only"
+assert_match "$CONSOLE" "Clock moved forward from 2000-01-01T" "rtc2000: clockfix's line"
+echo "rtc2000: $BOOT_MS ms; clock -> $(marker after)"
+
+vm_boot nortc "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro rd.emergency=poweroff" microvm
+vm_check nortc "$written"
+assert_match "$CONSOLE" "Clock moved forward from 1970-01-01T" "nortc: clockfix's line"
+echo "nortc: $BOOT_MS ms; clock -> $(marker after)"
+echo ok

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# An initramfs built by initramfs-tools' own mkinitramfs with clockfix's hook and local-premount
+# script, for the unpacked Debian kernel (in a private mount namespace: the host's /lib/modules
+# and /boot are not touched), booted by QEMU with the RTC at 2000-01-01, without any RTC, and with
+# a clock already ahead. The root's /sbin/init reports the clock the initramfs handed over.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/vm/lib.sh"
+: "${INITRAMFS_TOOLS_HOOK:?run through meson test}"
+[ "$(id -u)" == 0 ] || fail "mkinitramfs needs root for its mount namespace (CI runs as root)"
+
+vm_kernel
+conf=$TMP/initramfs-tools
+cp -a /etc/initramfs-tools "$conf"
+mkdir -p "$conf/hooks" "$conf/scripts/local-premount" "$conf/scripts/init-top" "$conf/conf.d"
+# The test's own script: the clock when the initramfs starts.
+cat >"$conf/scripts/init-top/clockfix-test" <<'EOF2'
+#!/bin/sh
+[ "$1" = prereqs ] && exit 0
+echo "CLOCKFIX-TEST before=$(date +%s)"
+EOF2
+chmod 755 "$conf/scripts/init-top/clockfix-test"
+echo "RESUME=none" >"$conf/conf.d/resume"
+sed -i 's/^MODULES=.*/MODULES=list/' "$conf/initramfs.conf"
+printf '%s\n' virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic >"$conf/modules"
+
+# mkinitramfs reads /lib/modules/<version> and /boot/config-<version>: bind the unpacked ones.
+mkdir -p /lib/modules
+build() {
+        unshare -m --propagation private sh -c 'mount --bind "$1/lib/modules" /lib/modules &&
+                mount --bind "$1/boot" /boot && mkinitramfs -d "$2" -o "$3" "$4"' \
+                sh "$KROOT" "$conf" "$1" "$KVER" >"$TMP/mkinitramfs.log" 2>&1 ||
+                { cat "$TMP/mkinitramfs.log" >&2; fail "mkinitramfs failed"; }
+}
+build "$TMP/without.img"
+install -m 755 "$INITRAMFS_TOOLS_HOOK" "$conf/hooks/clockfix"
+install -m 755 "$SRCDIR/initramfs/initramfs-tools/scripts/local-premount/clockfix" "$conf/scripts/local-premount/"
+# The hook copies the clockfix this build made, with its libraries (copy_exec).
+sed -i "s|^CLOCKFIX=.*|CLOCKFIX=$CLOCKFIX|" "$conf/hooks/clockfix"
+started=$(date +%s%N)
+build "$TMP/initrd.img"
+echo "mkinitramfs: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$TMP/initrd.img") bytes," \
+        "$(($(stat -c %s "$TMP/initrd.img") - $(stat -c %s "$TMP/without.img"))) more than without clockfix"
+lsinitramfs "$TMP/initrd.img" >"$TMP/contents"
+grep -Eq '^(usr/)?sbin/clockfix$' "$TMP/contents" || fail "clockfix is not in the image"
+grep -q 'scripts/local-premount/clockfix$' "$TMP/contents" || fail "its script is not in the image"
+grep -q 'libext2fs.so' "$TMP/contents" || fail "copy_exec did not bring libext2fs"
+
+written=$(($(date +%s) + 30 * 86400))
+vm_root_disk "$TMP/root.img" "$written"
+
+vm_boot rtc2000 "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
+vm_check rtc2000 "$written"
+[ "$(marker before)" -lt 1000000000 ] || fail "rtc2000: the initramfs started at $(marker before)"
+assert_eq "$(marker root)" ro "rtc2000: root mounted read-only"
+assert_match "$CONSOLE" "Clock moved forward from 2000-01-01T" "rtc2000: clockfix's line"
+echo "rtc2000: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
+
+vm_boot nortc "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro" microvm
+vm_check nortc "$written"
+echo "nortc: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
+
+vm_boot ahead "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro" -rtc base=2040-01-01T00:00:00,clock=vm
+[ "$(marker after)" -ge 2208988800 ] && [ "$(marker after)" -lt $((2208988800 + 120)) ] ||
+        { vm_dump ahead; fail "ahead: the clock read $(marker after), not 2040"; }
+echo "ahead: $BOOT_MS ms; clock $(marker before) -> $(marker after) (left alone)"
+echo ok
