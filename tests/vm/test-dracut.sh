@@ -53,4 +53,40 @@ vm_boot nortc "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro rd.emergency=p
 vm_check nortc "$written"
 assert_match "$CONSOLE" "Clock moved forward from 1970-01-01T" "nortc: clockfix's line"
 echo "nortc: $BOOT_MS ms; clock -> $(marker after)"
+
+# The systemd initrd: clockfix-initrd.service, after the root device, before fsck and sysroot.mount.
+# (systemd has already advanced the clock to its own build time.) A module of the test's own
+# reports the clock at pre-pivot, with the root mounted, and powers off.
+mkdir -p "$base/modules.d/99clockfixtest"
+cat >"$base/modules.d/99clockfixtest/module-setup.sh" <<'EOF2'
+#!/bin/bash
+check() { return 255; }
+depends() { return 0; }
+install() { inst_hook pre-pivot 99 "$moddir/report.sh"; }
+EOF2
+cat >"$base/modules.d/99clockfixtest/report.sh" <<'EOF2'
+#!/bin/bash
+printf 'CLOCKFIX-TEST after=%(%s)T\nCLOCKFIX-TEST done=1\n' -1 >/dev/console
+echo 1 >/proc/sys/kernel/sysrq
+echo o >/proc/sysrq-trigger
+EOF2
+chmod 755 "$base/modules.d/99clockfixtest/"*
+started=$(date +%s%N)
+dracutbasedir=$base dracut --force --quiet --conf "$TMP/dracut.conf" --confdir "$TMP/dracut.conf.d" \
+        --tmpdir "$TMP/dracut-tmp" --kver "$KVER" --kmoddir "$KROOT/lib/modules/$KVER" --no-hostonly \
+        --no-early-microcode --add-drivers 'virtio_blk virtio_pci virtio_mmio ext4' \
+        -m "systemd systemd-initrd dracut-systemd base rootfs-block fs-lib clockfix clockfixtest" \
+        "$TMP/systemd.img" >"$TMP/dracut.log" 2>&1 || { cat "$TMP/dracut.log" >&2; fail "dracut (systemd) failed"; }
+echo "dracut, systemd initrd: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$TMP/systemd.img") bytes"
+vm_boot systemd "$TMP/systemd.img" "$TMP/root.img" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
+vm_check systemd "$written"
+plain=$(sed 's/\x1b\[[0-9;]*m//g' <<<"$CONSOLE")
+line() { grep -an -m 1 -- "$1" <<<"$plain" | cut -d: -f1; }
+set_at=$(line "clockfix\[[0-9]*\]: Clock moved forward") fsck_at=$(line "Starting systemd-fsck-root") \
+        mount_at=$(line "Mounting sysroot.mount")
+[ -n "$set_at" ] && [ -n "$fsck_at" ] && [ -n "$mount_at" ] || { vm_dump systemd; fail "systemd: a step is missing"; }
+[ "$set_at" -lt "$fsck_at" ] && [ "$set_at" -lt "$mount_at" ] ||
+        fail "systemd: clockfix set the clock (line $set_at) after fsck ($fsck_at) or the mount ($mount_at)"
+assert_eq "$(grep -ac 'clockfix\[[0-9]*\]: ' <<<"$plain")" 1 "systemd: clockfix ran once"
+echo "systemd initrd: $BOOT_MS ms; clock -> $(marker after), set before fsck and the mount"
 echo ok
