@@ -10,6 +10,7 @@
 
 #include "journal.h"
 #include "rootdev.h"
+#include "superblock.h"
 
 /* How long an external journal device may take to appear, once the filesystem has. */
 #define JOURNAL_DEVICE_WAIT USEC_PER_SEC
@@ -107,12 +108,6 @@ static int read_inode_journal(
         if (!LINUX_S_ISREG(j.inode.i_mode) || EXT2_I_SIZE(&j.inode) == 0)
                 return r->reason = "the journal inode is not a journal", -EUCLEAN;
         return walk_inode(fs, &j, window, budget, r);
-}
-
-static void format_uuid(char buf[static 37], const uint8_t u[16])
-{
-        snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-                u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
 static int read_device_journal(ext2_filsys fs, const struct policy *window, unsigned budget, usec_t deadline,

@@ -101,7 +101,7 @@ static const char *fs_type(const struct ext2_super_block *sb)
         return "ext2";
 }
 
-static void format_uuid(char buf[static 37], const uint8_t u[16])
+void format_uuid(char buf[static 37], const uint8_t u[16])
 {
         snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
                 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);

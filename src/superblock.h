@@ -28,6 +28,9 @@ struct superblock {
         char label[17];
 };
 
+/* Formats a 16-byte UUID the usual way, lowercase: "0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55". */
+void format_uuid(char buf[static 37], const uint8_t u[16]);
+
 /* "superblock:last_write", ... */
 const char *sb_time_source(enum sb_time t);
 
