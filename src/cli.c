@@ -290,6 +290,22 @@ int options_parse(int argc, char *argv[], struct options *ret)
         return 0;
 }
 
+/* A time parameter of the kernel command line, if there and valid (else a warning). 0 or -ENOMEM. */
+static int boot_time(const char *cmdline, const char *key, usec_t *ret, bool *ret_have)
+{
+        char *v = NULL;
+        int r = cmdline_get(cmdline, key, &v);
+
+        if (r <= 0)
+                return r;
+        if (parse_time(v, ret) < 0)
+                log_warning("Ignoring %s=%s: not a time", key, v);
+        else
+                *ret_have = true;
+        free(v);
+        return 0;
+}
+
 /*
  * --boot: the clockfix parameters of the kernel command line, for what the
  * options leave open. A value that does not parse is warned about and
@@ -319,20 +335,10 @@ static int boot_parameters(struct options *o)
                         log_warning("Ignoring clockfix.margin=%s: not a number of seconds", v);
                 free(v);
         }
-        if (r >= 0 && !o->have_not_before && (r = cmdline_get(cmdline, "clockfix.not_before", &v)) > 0) {
-                if (parse_time(v, &o->not_before) < 0)
-                        log_warning("Ignoring clockfix.not_before=%s: not a time", v);
-                else
-                        o->have_not_before = true;
-                free(v);
-        }
-        if (r >= 0 && !o->have_not_after && (r = cmdline_get(cmdline, "clockfix.not_after", &v)) > 0) {
-                if (parse_time(v, &o->not_after) < 0)
-                        log_warning("Ignoring clockfix.not_after=%s: not a time", v);
-                else
-                        o->have_not_after = true;
-                free(v);
-        }
+        if (r >= 0 && !o->have_not_before)
+                r = boot_time(cmdline, "clockfix.not_before", &o->not_before, &o->have_not_before);
+        if (r >= 0 && !o->have_not_after)
+                r = boot_time(cmdline, "clockfix.not_after", &o->not_after, &o->have_not_after);
         if (r >= 0 && o->n_devices == 0 && (r = cmdline_get(cmdline, "clockfix.device", &v)) > 0) {
                 if (v[0] == '\0')
                         free(v);

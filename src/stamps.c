@@ -15,24 +15,23 @@
 /* fake-hwclock.data holds one line; anything much longer is not it. */
 #define FAKE_HWCLOCK_MAX 64
 
-const char *stamp_path(enum stamp s)
-{
-        static const char *const table[_STAMP_MAX] = {
-                [STAMP_TIMESYNCD] = "/var/lib/systemd/timesync/clock",
-                [STAMP_FAKE_HWCLOCK] = "/etc/fake-hwclock.data",
-                [STAMP_CLOCKFIX] = "/var/lib/clockfix/clock",
-        };
-        return (unsigned)s < _STAMP_MAX ? table[s] : NULL;
-}
+/* The source names; the path is what follows "file:". */
+#define SOURCE_PREFIX "file:"
 
 const char *stamp_source(enum stamp s)
 {
         static const char *const table[_STAMP_MAX] = {
-                [STAMP_TIMESYNCD] = "file:/var/lib/systemd/timesync/clock",
-                [STAMP_FAKE_HWCLOCK] = "file:/etc/fake-hwclock.data",
-                [STAMP_CLOCKFIX] = "file:/var/lib/clockfix/clock",
+                [STAMP_TIMESYNCD] = SOURCE_PREFIX "/var/lib/systemd/timesync/clock",
+                [STAMP_FAKE_HWCLOCK] = SOURCE_PREFIX "/etc/fake-hwclock.data",
+                [STAMP_CLOCKFIX] = SOURCE_PREFIX "/var/lib/clockfix/clock",
         };
         return (unsigned)s < _STAMP_MAX ? table[s] : NULL;
+}
+
+const char *stamp_path(enum stamp s)
+{
+        const char *source = stamp_source(s);
+        return source ? source + strlen(SOURCE_PREFIX) : NULL;
 }
 
 usec_t ext4_time_to_usec(uint32_t base, uint32_t extra, bool have_extra)
