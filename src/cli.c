@@ -10,9 +10,11 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "conf.h"
 #include "config.h"
 #include "decide.h"
 #include "gather.h"
+#include "handoff.h"
 #include "jbd2.h"
 #include "log.h"
 #include "report.h"
@@ -28,12 +30,15 @@ static void help(void)
                "Commands:\n"
                "  status               show the times on disk, the clock and the decision (default)\n"
                "  set                  move the clock forward to just after the newest plausible time\n"
+               "  daemon               set, tell systemd (READY=1), then wait for the network and\n"
+               "                       NTP, log how far off the estimate was, keep the stamp fresh\n"
                "\n"
                "Options:\n"
                "  -d, --device=PATH    read this block device or image file (repeatable);\n"
                "                       default: root= of the kernel command line, else the\n"
                "                       filesystem mounted at /, else the / entry of /etc/fstab\n"
                "      --cmdline=FILE   read root= from FILE instead of /proc/cmdline\n"
+               "      --config=FILE    read settings from FILE instead of " CLOCKFIX_CONF_PATH "\n"
                "      --wait=SECONDS   wait up to SECONDS for the device to appear (default 0)\n"
                "      --margin=SECONDS added to the newest time (default 1)\n"
                "      --journal-budget=BLOCKS\n"
@@ -47,11 +52,18 @@ static void help(void)
                "      --not-after=TIME later times are implausible and ignored (default: the\n"
                "                       floor + 30 years)\n"
                "      --now=TIME       decide as if the clock read TIME (status, set --dry-run)\n"
-               "      --boot           at boot: honour clockfix=0, clockfix.device=,\n"
-               "                       clockfix.margin=, clockfix.not_before= and\n"
-               "                       clockfix.not_after= on the kernel command line\n"
-               "                       (options given here win)\n"
-               "  -n, --dry-run        set: decide and say what would be done, change nothing\n"
+               "      --boot           at boot: honour clockfix=0 and clockfix.SETTING= on the\n"
+               "                       kernel command line (clockfix.device=, clockfix.margin=,\n"
+               "                       clockfix.not_after=...; options given here win)\n"
+               "      --ntp-unit=UNIT  daemon: start UNIT (chrony.service...) once the network is up\n"
+               "      --save-interval=SECONDS\n"
+               "                       daemon: touch /var/lib/clockfix/clock after SECONDS without\n"
+               "                       any other write to its filesystem, and at stop (default 900;\n"
+               "                       0: never)\n"
+               "      --timeout=SECONDS\n"
+               "                       daemon: stop waiting for NTP after SECONDS (default 0: no limit)\n"
+               "      --stay           daemon: keep running after NTP synchronised the clock\n"
+               "  -n, --dry-run        set, daemon: decide and say what would be done, change nothing\n"
                "      --json           status: print one JSON object\n"
                "  -q, --quiet          log only warnings and errors\n"
                "  -v, --verbose        log debugging messages too\n"
@@ -59,6 +71,9 @@ static void help(void)
                "      --version        show the version and the build time\n"
                "\n"
                "TIME is UTC: 2026-11-30, 2026-11-30T10:00:00Z, or seconds since the epoch (@1795000000).\n"
+               "The same settings go in " CLOCKFIX_CONF_PATH " (\"margin = 2\", \"device = ...\") and,\n"
+               "with --boot, on the kernel command line (clockfix.margin=2); options win over the\n"
+               "kernel command line, which wins over the file.\n"
                "\n"
                "Exit status: 0 the clock is at or past the target (set, or nothing to do);\n"
                "1 unexpected failure; 2 bad usage; 3 no device gave a usable time (nothing\n"
@@ -76,49 +91,207 @@ static void version(void)
 
 void options_done(struct options *o)
 {
-        free(o->boot_device);
-        o->boot_device = NULL;
+        for (size_t i = 0; i < o->n_devices; i++)
+                free(o->devices[i]);
         free(o->devices);
         o->devices = NULL;
         o->n_devices = 0;
+        free(o->ntp_unit);
+        o->ntp_unit = NULL;
 }
 
-static int parse_time_option(const char *name, const char *value, usec_t *ret)
-{
-        int r = parse_time(value, ret);
+/*
+ * The settings that the command line, the kernel command line (with --boot)
+ * and the configuration file share, under one name each: "--margin",
+ * "clockfix.margin=", "margin =". The command line wins over the kernel
+ * command line, which wins over the file.
+ */
+enum setting {
+        SETTING_DEVICE,
+        SETTING_WAIT,
+        SETTING_MARGIN,
+        SETTING_NOT_BEFORE,
+        SETTING_NOT_AFTER,
+        SETTING_JOURNAL_BUDGET,
+        SETTING_STAMPS,
+        SETTING_NTP_UNIT,
+        SETTING_SAVE_INTERVAL,
+        SETTING_TIMEOUT,
+        SETTING_STAY,
+        _SETTING_MAX,
+};
 
-        if (r < 0)
-                return log_error_errno(EINVAL,
-                        "%s: %s \"%s\": use YYYY-MM-DD[THH:MM[:SS]][Z] (UTC) or @SECONDS", name,
-                        r == -ERANGE ? "time out of range" : "not a time", value);
-        return 0;
-}
+static const char *const setting_names[_SETTING_MAX] = {
+        [SETTING_DEVICE] = "device",
+        [SETTING_WAIT] = "wait",
+        [SETTING_MARGIN] = "margin",
+        [SETTING_NOT_BEFORE] = "not-before",
+        [SETTING_NOT_AFTER] = "not-after",
+        [SETTING_JOURNAL_BUDGET] = "journal-budget",
+        [SETTING_STAMPS] = "stamps",
+        [SETTING_NTP_UNIT] = "ntp-unit",
+        [SETTING_SAVE_INTERVAL] = "save-interval",
+        [SETTING_TIMEOUT] = "timeout",
+        [SETTING_STAY] = "stay",
+};
 
-static int parse_seconds_option(const char *name, const char *value, usec_t *ret)
-{
-        int r = parse_seconds(value, ret);
-
-        if (r < 0)
-                return log_error_errno(EINVAL, "%s: %s \"%s\": give a number of seconds, such as 1 or 0.5",
-                        name, r == -ERANGE ? "out of range" : "not a number of seconds", value);
-        return 0;
-}
+/* Settings of the daemon alone. */
+#define DAEMON_SETTINGS                                                                                     \
+        (1u << SETTING_NTP_UNIT | 1u << SETTING_SAVE_INTERVAL | 1u << SETTING_TIMEOUT | 1u << SETTING_STAY)
 
 /* Journal budgets beyond this would read for minutes at the speed of an SD card. */
-#define JOURNAL_BUDGET_MAX 1000000u
+#define JOURNAL_BUDGET_MAX 1000000
+#define STR(x)             #x
+#define XSTR(x)            STR(x)
 
-static int parse_budget_option(const char *value, unsigned *ret)
+static int parse_budget(const char *value, unsigned *ret)
 {
         char *end;
         unsigned long v;
 
+        if (value[0] < '0' || value[0] > '9')
+                return -EINVAL;
         errno = 0;
-        v = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : 0;
-        if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v > JOURNAL_BUDGET_MAX)
-                return log_error_errno(EINVAL,
-                        "--journal-budget: \"%s\" is not a number of blocks from 0 to %u", value,
-                        JOURNAL_BUDGET_MAX);
+        v = strtoul(value, &end, 10);
+        if (*end != '\0' || errno != 0 || v > JOURNAL_BUDGET_MAX)
+                return -EINVAL;
         *ret = (unsigned)v;
+        return 0;
+}
+
+static int parse_boolean(const char *v, bool *ret)
+{
+        static const char *const yes[] = { "1", "yes", "true", "on" },
+                                 *const no[] = { "0", "no", "false", "off" };
+
+        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+                if (strcmp(v, yes[i]) == 0)
+                        return *ret = true, 0;
+                if (strcmp(v, no[i]) == 0)
+                        return *ret = false, 0;
+        }
+        return -EINVAL;
+}
+
+/* A systemd unit name as systemctl takes it: "chrony.service", "ntpsec.service". */
+static bool unit_name_valid(const char *v)
+{
+        size_t n = strlen(v);
+        const char *dot = strrchr(v, '.');
+
+        if (n == 0 || n > 255 || !dot || dot == v || dot[1] == '\0')
+                return false;
+        for (const char *c = v; *c; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                            strchr(":-_.\\@", *c)))
+                        return false;
+        return true;
+}
+
+/*
+ * Parses value into the setting s of o. Returns 0, or a negative errno with
+ * what is wrong in *ret_reason ("not a time") and how to write it instead in
+ * *ret_hint ("" if nothing to add).
+ */
+static int setting_parse(
+        struct options *o, enum setting s, const char *value, const char **ret_reason, const char **ret_hint)
+{
+        static const char time_hint[] = ": use YYYY-MM-DD[THH:MM[:SS]][Z] (UTC) or @SECONDS";
+        static const char seconds_hint[] = ": give a number of seconds, such as 1 or 0.5";
+        usec_t t;
+        bool b;
+        int r;
+
+        *ret_hint = "";
+        switch (s) {
+        case SETTING_DEVICE: {
+                char *copy, **devices;
+                if (value[0] == '\0')
+                        return *ret_reason = "empty path", -EINVAL;
+                devices = realloc(o->devices, (o->n_devices + 1) * sizeof(char *));
+                if (!devices)
+                        return -ENOMEM;
+                o->devices = devices;
+                if (!(copy = strdup(value)))
+                        return -ENOMEM;
+                o->devices[o->n_devices++] = copy;
+                return 0;
+        }
+        case SETTING_WAIT:
+        case SETTING_MARGIN:
+        case SETTING_SAVE_INTERVAL:
+        case SETTING_TIMEOUT:
+                r = parse_seconds(value, &t);
+                if (r < 0) {
+                        *ret_hint = seconds_hint;
+                        return *ret_reason = r == -ERANGE ? "out of range" : "not a number of seconds", r;
+                }
+                if (s == SETTING_WAIT)
+                        o->wait = t;
+                else if (s == SETTING_MARGIN)
+                        o->margin = t;
+                else if (s == SETTING_SAVE_INTERVAL)
+                        o->save_interval = t;
+                else
+                        o->timeout = t;
+                return 0;
+        case SETTING_NOT_BEFORE:
+        case SETTING_NOT_AFTER:
+                r = parse_time(value, &t);
+                if (r < 0) {
+                        *ret_hint = time_hint;
+                        return *ret_reason = r == -ERANGE ? "time out of range" : "not a time", r;
+                }
+                if (s == SETTING_NOT_BEFORE) {
+                        o->not_before = t;
+                        o->have_not_before = true;
+                } else {
+                        o->not_after = t;
+                        o->have_not_after = true;
+                }
+                return 0;
+        case SETTING_JOURNAL_BUDGET:
+                if (parse_budget(value, &o->journal_budget) < 0)
+                        return *ret_reason = "not a number of blocks from 0 to " XSTR(JOURNAL_BUDGET_MAX),
+                               -EINVAL;
+                return 0;
+        case SETTING_STAMPS:
+        case SETTING_STAY:
+                if (parse_boolean(value, &b) < 0)
+                        return *ret_reason = "not yes or no", -EINVAL;
+                if (s == SETTING_STAMPS)
+                        o->no_stamps = !b;
+                else
+                        o->stay = b;
+                return 0;
+        case SETTING_NTP_UNIT: {
+                char *copy = NULL;
+                if (value[0] != '\0' && !unit_name_valid(value)) {
+                        *ret_hint = " (such as chrony.service; empty: start none)";
+                        return *ret_reason = "not a unit name", -EINVAL;
+                }
+                if (value[0] != '\0' && !(copy = strdup(value)))
+                        return -ENOMEM;
+                free(o->ntp_unit);
+                o->ntp_unit = copy;
+                return 0;
+        }
+        default:
+                return -EINVAL;
+        }
+}
+
+/* Sets s from an option of the command line; -EINVAL (logged) or -ENOMEM. */
+static int option_setting(struct options *o, enum setting s, const char *value)
+{
+        const char *reason = NULL, *hint;
+        int r = setting_parse(o, s, value, &reason, &hint);
+
+        if (r == -ENOMEM)
+                return log_error_errno(r, "Out of memory");
+        if (r < 0)
+                return log_error_errno(EINVAL, "--%s: %s \"%s\"%s", setting_names[s], reason, value, hint);
+        o->given |= 1u << s;
         return 0;
 }
 
@@ -136,6 +309,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
 {
         enum {
                 ARG_CMDLINE = 0x100,
+                ARG_CONFIG,
                 ARG_WAIT,
                 ARG_MARGIN,
                 ARG_JOURNAL_BUDGET,
@@ -144,12 +318,17 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 ARG_NOT_AFTER,
                 ARG_NOW,
                 ARG_BOOT,
+                ARG_NTP_UNIT,
+                ARG_SAVE_INTERVAL,
+                ARG_TIMEOUT,
+                ARG_STAY,
                 ARG_JSON,
                 ARG_VERSION,
         };
         static const struct option longopts[] = {
                 { "device", required_argument, NULL, 'd' },
                 { "cmdline", required_argument, NULL, ARG_CMDLINE },
+                { "config", required_argument, NULL, ARG_CONFIG },
                 { "wait", required_argument, NULL, ARG_WAIT },
                 { "margin", required_argument, NULL, ARG_MARGIN },
                 { "journal-budget", required_argument, NULL, ARG_JOURNAL_BUDGET },
@@ -158,6 +337,10 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 { "not-after", required_argument, NULL, ARG_NOT_AFTER },
                 { "now", required_argument, NULL, ARG_NOW },
                 { "boot", no_argument, NULL, ARG_BOOT },
+                { "ntp-unit", required_argument, NULL, ARG_NTP_UNIT },
+                { "save-interval", required_argument, NULL, ARG_SAVE_INTERVAL },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "stay", no_argument, NULL, ARG_STAY },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "quiet", no_argument, NULL, 'q' },
@@ -169,57 +352,68 @@ int options_parse(int argc, char *argv[], struct options *ret)
         struct options o = {
                 .command = COMMAND_STATUS,
                 .cmdline_path = "/proc/cmdline",
+                .config_path = CLOCKFIX_CONF_PATH,
                 .margin = MARGIN_DEFAULT,
                 .journal_budget = JBD2_BUDGET_DEFAULT,
+                .save_interval = SAVE_INTERVAL_DEFAULT,
                 .log_level = LOG_INFO,
         };
         int c, r = 0;
-
-        /* Sized for the worst case so that collecting --device never fails half-way. */
-        o.devices = calloc((size_t)argc + 1, sizeof(char *));
-        if (!o.devices)
-                return log_error_errno(ENOMEM, "Out of memory");
 
         optind = 0;
         opterr = 0;
         while (r == 0 && (c = getopt_long(argc, argv, ":d:nqvh", longopts, NULL)) != -1) {
                 switch (c) {
                 case 'd':
-                        if (optarg[0] == '\0')
-                                r = log_error_errno(EINVAL, "--device: empty path");
-                        else
-                                o.devices[o.n_devices++] = optarg;
+                        r = option_setting(&o, SETTING_DEVICE, optarg);
                         break;
                 case ARG_CMDLINE:
                         o.cmdline_path = optarg;
                         break;
+                case ARG_CONFIG:
+                        o.config_path = optarg;
+                        o.config_given = true;
+                        break;
                 case ARG_WAIT:
-                        r = parse_seconds_option("--wait", optarg, &o.wait);
+                        r = option_setting(&o, SETTING_WAIT, optarg);
                         break;
                 case ARG_MARGIN:
-                        r = parse_seconds_option("--margin", optarg, &o.margin);
-                        o.have_margin = true;
+                        r = option_setting(&o, SETTING_MARGIN, optarg);
                         break;
                 case ARG_JOURNAL_BUDGET:
-                        r = parse_budget_option(optarg, &o.journal_budget);
+                        r = option_setting(&o, SETTING_JOURNAL_BUDGET, optarg);
                         break;
                 case ARG_NO_STAMPS:
-                        o.no_stamps = true;
+                        r = option_setting(&o, SETTING_STAMPS, "no");
                         break;
                 case ARG_NOT_BEFORE:
-                        r = parse_time_option("--not-before", optarg, &o.not_before);
-                        o.have_not_before = true;
+                        r = option_setting(&o, SETTING_NOT_BEFORE, optarg);
                         break;
                 case ARG_NOT_AFTER:
-                        r = parse_time_option("--not-after", optarg, &o.not_after);
-                        o.have_not_after = true;
+                        r = option_setting(&o, SETTING_NOT_AFTER, optarg);
                         break;
                 case ARG_NOW:
-                        r = parse_time_option("--now", optarg, &o.now);
+                        r = parse_time(optarg, &o.now);
+                        if (r < 0)
+                                r = log_error_errno(EINVAL,
+                                        "--now: %s \"%s\": use YYYY-MM-DD[THH:MM[:SS]][Z] (UTC) or @SECONDS",
+                                        r == -ERANGE ? "time out of range" : "not a time", optarg);
                         o.have_now = true;
                         break;
                 case ARG_BOOT:
                         o.boot = true;
+                        break;
+                case ARG_NTP_UNIT:
+                        r = option_setting(&o, SETTING_NTP_UNIT, optarg);
+                        break;
+                case ARG_SAVE_INTERVAL:
+                        r = option_setting(&o, SETTING_SAVE_INTERVAL, optarg);
+                        break;
+                case ARG_TIMEOUT:
+                        r = option_setting(&o, SETTING_TIMEOUT, optarg);
+                        break;
+                case ARG_STAY:
+                        r = option_setting(&o, SETTING_STAY, "yes");
                         break;
                 case 'n':
                         o.dry_run = true;
@@ -266,8 +460,11 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         o.command = COMMAND_STATUS;
                 else if (strcmp(argv[optind], "set") == 0)
                         o.command = COMMAND_SET;
+                else if (strcmp(argv[optind], "daemon") == 0)
+                        o.command = COMMAND_DAEMON;
                 else
-                        r = log_error_errno(EINVAL, "Unknown command \"%s\": use status or set (see --help)",
+                        r = log_error_errno(EINVAL,
+                                "Unknown command \"%s\": use status, set or daemon (see --help)",
                                 argv[optind]);
                 if (r == 0 && optind + 1 < argc)
                         r = log_error_errno(
@@ -276,11 +473,17 @@ int options_parse(int argc, char *argv[], struct options *ret)
 
         if (r == 0 && o.json && o.command != COMMAND_STATUS)
                 r = log_error_errno(EINVAL, "--json applies to status only");
-        if (r == 0 && o.dry_run && o.command != COMMAND_SET)
-                r = log_error_errno(EINVAL, "--dry-run applies to set only (status never changes anything)");
+        if (r == 0 && o.dry_run && o.command == COMMAND_STATUS)
+                r = log_error_errno(
+                        EINVAL, "--dry-run applies to set and daemon only (status never changes anything)");
         if (r == 0 && o.have_now && o.command == COMMAND_SET && !o.dry_run)
                 r = log_error_errno(EINVAL,
                         "--now needs --dry-run with set: the clock is set from what it really reads");
+        if (r == 0 && o.have_now && o.command == COMMAND_DAEMON)
+                r = log_error_errno(EINVAL, "--now applies to status and set --dry-run only");
+        for (enum setting s = 0; r == 0 && s < _SETTING_MAX; s++)
+                if ((o.given & DAEMON_SETTINGS & 1u << s) && o.command != COMMAND_DAEMON)
+                        r = log_error_errno(EINVAL, "--%s applies to daemon only", setting_names[s]);
 
         if (r != 0) {
                 options_done(&o);
@@ -290,31 +493,42 @@ int options_parse(int argc, char *argv[], struct options *ret)
         return 0;
 }
 
-/* A time parameter of the kernel command line, if there and valid (else a warning). 0 or -ENOMEM. */
-static int boot_time(const char *cmdline, const char *key, usec_t *ret, bool *ret_have)
+/*
+ * A setting from the kernel command line or the configuration file (where:
+ * "clockfix.margin=soon", "/etc/clockfix.conf:3: margin = soon"), unless an
+ * origin that wins gave it (bits of `stronger`). A value that does not
+ * parse is warned about and ignored: nothing here may fail a boot.
+ * Returns 0, or -ENOMEM.
+ */
+static int weak_setting(
+        struct options *o, unsigned stronger, enum setting s, const char *value, const char *where)
 {
-        char *v = NULL;
-        int r = cmdline_get(cmdline, key, &v);
+        const char *reason = NULL, *hint;
+        int r;
 
-        if (r <= 0)
+        if (stronger & 1u << s)
+                return 0;
+        r = setting_parse(o, s, value, &reason, &hint);
+        if (r == -ENOMEM)
                 return r;
-        if (parse_time(v, ret) < 0)
-                log_warning("Ignoring %s=%s: not a time", key, v);
+        if (r < 0)
+                log_warning("Ignoring %s: %s", where, reason);
         else
-                *ret_have = true;
-        free(v);
+                o->given |= 1u << s;
         return 0;
 }
 
 /*
- * --boot: the clockfix parameters of the kernel command line, for what the
- * options leave open. A value that does not parse is warned about and
- * ignored: nothing here may fail a boot. Returns 1 when clockfix=0 (or no,
- * off, false) turns clockfix off, 0, or -ENOMEM.
+ * --boot: the clockfix parameters of the kernel command line
+ * ("clockfix.not_after=2040-01-01"; '-' may replace '_'), for what the
+ * options leave open. Returns 1 when clockfix=0 (or no, off, false) turns
+ * clockfix off, 0, or -ENOMEM.
  */
 static int boot_parameters(struct options *o)
 {
+        const unsigned stronger = o->given;
         char *cmdline = NULL, *v = NULL;
+        bool on;
         int r;
 
         if (read_small_file(o->cmdline_path, &cmdline) < 0)
@@ -322,33 +536,82 @@ static int boot_parameters(struct options *o)
 
         r = cmdline_get(cmdline, "clockfix", &v);
         if (r > 0) {
-                bool off = strcmp(v, "0") == 0 || strcmp(v, "no") == 0 || strcmp(v, "off") == 0 ||
-                        strcmp(v, "false") == 0;
+                bool off = parse_boolean(v, &on) == 0 && !on;
                 free(v);
                 if (off) {
                         free(cmdline);
                         return 1;
                 }
         }
-        if (r >= 0 && !o->have_margin && (r = cmdline_get(cmdline, "clockfix.margin", &v)) > 0) {
-                if (parse_seconds(v, &o->margin) < 0)
-                        log_warning("Ignoring clockfix.margin=%s: not a number of seconds", v);
-                free(v);
-        }
-        if (r >= 0 && !o->have_not_before)
-                r = boot_time(cmdline, "clockfix.not_before", &o->not_before, &o->have_not_before);
-        if (r >= 0 && !o->have_not_after)
-                r = boot_time(cmdline, "clockfix.not_after", &o->not_after, &o->have_not_after);
-        if (r >= 0 && o->n_devices == 0 && (r = cmdline_get(cmdline, "clockfix.device", &v)) > 0) {
-                if (v[0] == '\0')
-                        free(v);
-                else {
-                        o->boot_device = v;
-                        o->devices[o->n_devices++] = v;
+        for (enum setting s = 0; r >= 0 && s < _SETTING_MAX; s++) {
+                char key[64], where[4200];
+
+                /* The documented spelling ("not_after") first, then "not-after". */
+                snprintf(key, sizeof(key), "clockfix.%s", setting_names[s]);
+                for (char *c = key; *c; c++)
+                        if (*c == '-')
+                                *c = '_';
+                r = cmdline_get(cmdline, key, &v);
+                if (r == 0 && strchr(setting_names[s], '-')) {
+                        snprintf(key, sizeof(key), "clockfix.%s", setting_names[s]);
+                        r = cmdline_get(cmdline, key, &v);
                 }
+                if (r <= 0)
+                        continue;
+                /* An empty clockfix.device= leaves the device to the other means. */
+                if (!(s == SETTING_DEVICE && v[0] == '\0')) {
+                        snprintf(where, sizeof(where), "%s=%s", key, v);
+                        r = weak_setting(o, stronger, s, v, where);
+                }
+                free(v);
         }
         free(cmdline);
         return r < 0 ? r : 0;
+}
+
+struct conf_state {
+        struct options *options;
+        unsigned stronger;
+        const char *path;
+};
+
+static int conf_setting(const char *key, const char *value, unsigned line, void *userdata)
+{
+        struct conf_state *c = userdata;
+        char where[1200];
+
+        if (!value)
+                return log_warning("%s:%u: ignoring \"%s\": not \"key = value\"", c->path, line, key), 0;
+        snprintf(where, sizeof(where), "%s:%u: %s = %s", c->path, line, key, value);
+        for (enum setting s = 0; s < _SETTING_MAX; s++)
+                if (strcmp(key, setting_names[s]) == 0)
+                        return weak_setting(c->options, c->stronger, s, value, where);
+        log_warning("Ignoring %s: unknown setting", where);
+        return 0;
+}
+
+/*
+ * The configuration file, for what the options and the kernel command line
+ * leave open. The default file may be missing; one named with --config must
+ * be there. Returns 0, -ENOENT or another -errno (logged), or -ENOMEM.
+ */
+static int config_file(struct options *o)
+{
+        struct conf_state c = { .options = o, .stronger = o->given, .path = o->config_path };
+        char *text = NULL;
+        int r = read_small_file(o->config_path, &text);
+
+        if (r < 0 && o->config_given)
+                return log_error_errno(r, "Cannot read the configuration %s: %m", o->config_path);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Cannot read the configuration %s: %m; going on without it",
+                               o->config_path),
+                       0;
+        r = conf_parse(text, conf_setting, &c);
+        free(text);
+        return r;
 }
 
 /* The policy of DESIGN.md §3 from the options. 0, or -EINVAL after logging. */
@@ -523,6 +786,36 @@ static int do_set(const struct options *o, usec_t now, const struct decision *d,
         return EXIT_OK;
 }
 
+/*
+ * daemon, once set is done: hands over to NTP (handoff.c). A daemon whose
+ * disk had no usable time still waits for NTP and keeps the stamp: that is
+ * not a failure. Returns the exit status.
+ */
+static int daemon_main(const struct options *o, const struct decision *d, bool stepped, usec_t before)
+{
+        struct handoff_config config = {
+                .ntp_unit = o->ntp_unit,
+                .save_interval = o->save_interval,
+                .timeout = o->timeout,
+                .stay = o->stay,
+                .dry_run = o->dry_run,
+                .stamp_path = stamp_path(STAMP_CLOCKFIX),
+                .timesync_flag = TIMESYNC_FLAG_PATH,
+        };
+        struct handoff_start start = {
+                .source = d->winner                       ? d->winner->source
+                        : d->action != ACTION_UNAVAILABLE ? "build"
+                                                          : NULL,
+                .device = d->winner ? d->winner->device : NULL,
+                .stepped = stepped,
+                .before = before,
+                .realtime = clock_now(),
+                .boottime = clock_boottime(),
+        };
+
+        return handoff_run(&config, &start) < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
 int cli_main(int argc, char *argv[])
 {
         struct options o;
@@ -549,6 +842,12 @@ int cli_main(int argc, char *argv[])
                         options_done(&o);
                         return EXIT_OK;
                 }
+        }
+
+        r = config_file(&o);
+        if (r < 0) {
+                options_done(&o);
+                return r == -ENOMEM ? (log_error_errno(r, "Out of memory"), EXIT_FAIL) : EXIT_USAGE;
         }
 
         if (make_policy(&o, &policy) < 0) {
@@ -616,6 +915,8 @@ int cli_main(int argc, char *argv[])
                 status = EXIT_NO_SOURCE;
         else
                 status = do_set(&o, now, &d, floor_origin);
+        if (o.command == COMMAND_DAEMON && (status == EXIT_OK || status == EXIT_NO_SOURCE))
+                status = daemon_main(&o, &d, status == EXIT_OK && d.action == ACTION_SET && !o.dry_run, now);
 
 finish:
         evidence_free(&ev);

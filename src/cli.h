@@ -19,21 +19,31 @@ enum {
 enum command {
         COMMAND_STATUS,
         COMMAND_SET,
+        COMMAND_DAEMON,
 };
+
+/* How often the daemon may refresh its stamp file when nothing else writes (15 min). */
+#define SAVE_INTERVAL_DEFAULT (15 * 60 * USEC_PER_SEC)
 
 struct options {
         enum command command;
-        char **devices; /* --device, in order; points into argv */
+        char **devices; /* --device, clockfix.device=, device = (owned) */
         size_t n_devices;
         const char *cmdline_path;
+        const char *config_path;
+        bool config_given; /* --config: the file must be there */
         usec_t wait;
         usec_t margin;
         unsigned journal_budget; /* journal blocks to read at most per device; 0: do not read journals */
         usec_t not_before, not_after, now;
-        bool have_not_before, have_not_after, have_now, have_margin;
-        bool boot;         /* --boot: honour clockfix= parameters on the kernel command line */
-        char *boot_device; /* clockfix.device= (owned), when it is the device */
+        bool have_not_before, have_not_after, have_now;
         bool no_stamps;
+        char *ntp_unit;       /* daemon: the unit to start once the network is up (owned), or NULL */
+        usec_t save_interval; /* daemon: 0: never refresh the stamp file */
+        usec_t timeout;       /* daemon: how long to wait for NTP; 0: no limit */
+        bool stay;            /* daemon: keep the stamp fresh after NTP synchronised */
+        unsigned given;       /* a bit (1 << setting) for each setting given (see cli.c) */
+        bool boot;            /* --boot: honour clockfix= parameters on the kernel command line */
         bool dry_run;
         bool json;
         int log_level;

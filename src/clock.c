@@ -16,8 +16,10 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <sys/timerfd.h>
 #include <sys/timex.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 
@@ -46,14 +48,61 @@ int clock_set(usec_t t)
         return 0;
 }
 
+usec_t clock_boottime(void)
+{
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+                return 0;
+        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
+}
+
 int clock_ntp_synchronized(void)
 {
         struct timex tx = { .modes = 0 }; /* modes 0: read only */
 
         if (adjtimex(&tx) < 0)
                 return -errno;
-        if (tx.status & STA_UNSYNC)
-                return 0;
-        /* The kernel raises maxerror by 500 ppm while nobody disciplines it; 16 s means gave up. */
-        return tx.maxerror < 16000000;
+        /*
+         * The kernel raises maxerror by 500 ppm a second while nobody disciplines the clock, up to
+         * 16 s, and sets it to 16 s when the clock is set. An NTP client lowers it. STA_UNSYNC says
+         * nothing here: some clients keep it set so that the kernel leaves the RTC alone.
+         */
+        return tx.maxerror < NTP_MAXERROR_UNSYNCED;
+}
+
+int clock_watch_open(void)
+{
+        int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        r = clock_watch_read(fd);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int clock_watch_read(int fd)
+{
+        struct timespec now;
+        uint64_t expirations;
+        int stepped = 0;
+
+        if (read(fd, &expirations, sizeof(expirations)) < 0) {
+                if (errno == ECANCELED)
+                        stepped = 1;
+                else if (errno != EAGAIN)
+                        return -errno;
+        }
+        /* An absolute expiry far away, cancelled when anyone sets the clock: it never fires by itself. */
+        if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+                return -errno;
+        struct itimerspec far = { .it_value = { .tv_sec = now.tv_sec + (time_t)100 * 366 * 86400 } };
+        if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) < 0)
+                return -errno;
+        return stepped;
 }

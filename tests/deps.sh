@@ -5,10 +5,11 @@
 BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsystemd-dev libblkid-dev)
 # What the demo and the tests run: mke2fs/debugfs/dumpe2fs, mkfs.vfat, sfdisk, partx/setpriv/
 # mkswap (util-linux), losetup/mount/umount (mount), script (bsdutils), jq, strace,
-# systemd-analyze, clang-format; for the VM tests: QEMU, busybox, the two initramfs generators
-# (dracut-core, not dracut, which would replace initramfs-tools), cpio, zstd, kmod (depmod).
-TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format
-        qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod)
+# systemd-analyze, clang-format, ip (network namespaces for the daemon); for the VM tests: QEMU,
+# busybox, the two initramfs generators (dracut-core, not dracut, which would replace
+# initramfs-tools), cpio, zstd, kmod (depmod), debootstrap (the root of the systemd guest).
+TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2
+        qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap)
 
 # install_packages PACKAGE...: apt-get installs those not installed yet (needs root for that).
 install_packages() {

@@ -34,7 +34,7 @@ usage 'Unknown option --bogus \(see --help\)' --bogus
 usage 'Unknown option -x \(see --help\)' -x status
 usage 'Option --json takes no value \(see --help\)' --json=1
 usage 'Option --dry-run takes no value' set --dry-run=yes
-usage 'Unknown command "fix": use status or set' fix
+usage 'Unknown command "fix": use status, set or daemon' fix
 usage 'Unexpected argument "extra"' status extra
 usage 'Option --device needs a value' --device
 usage '--device: empty path' --device ''
@@ -49,7 +49,7 @@ usage '--not-after 2020-01-01T00:00:00Z is before the floor 2026-01-01T00:00:00Z
         --not-before 2026-01-01 --not-after 2020-01-01 --device "$img"
 usage '--margin is too large for --not-after' --not-after @18446744073709 --margin 18446744073 --device "$img"
 usage '--json applies to status only' set --json --device "$img"
-usage '--dry-run applies to set only' status --dry-run --device "$img"
+usage '--dry-run applies to set and daemon only' status --dry-run --device "$img"
 usage '--now needs --dry-run with set' set --now 2000-01-01 --device "$img"
 
 # Options may come before or after the command; the default command is status.
@@ -59,8 +59,8 @@ cf --json --device "$img" status --not-before 2026-01-01
 assert_eq "$(jqo .estimate)" 1800000000 "options around the command"
 
 # --boot: clockfix parameters on the kernel command line, under the options given.
-usage '--journal-budget: "x" is not a number of blocks from 0 to 1000000' --journal-budget x --device "$img"
-usage '--journal-budget: "1000001" is not a number of blocks from 0 to 1000000' --journal-budget 1000001 --device "$img"
+usage '--journal-budget: not a number of blocks from 0 to 1000000 "x"' --journal-budget x --device "$img"
+usage '--journal-budget: not a number of blocks from 0 to 1000000 "1000001"' --journal-budget 1000001 --device "$img"
 echo "ro quiet clockfix=0 root=/dev/nonexistent" >"$TMP/off"
 cf set --boot --cmdline "$TMP/off" --now 2000-01-01 --dry-run
 assert_eq "$RC" 0 "clockfix=0: exit"

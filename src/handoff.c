@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* handoff: the daemon after the clock is set, until NTP has it */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "handoff.h"
+#include "log.h"
+#include "route.h"
+#include "sd.h"
+#include "stamps.h"
+
+/* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
+#define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
+
+/* Where journald takes structured entries. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+/* Sync is looked for at least this often, backing off from the first to the last. */
+#define CHECK_FIRST (1 * USEC_PER_SEC)
+#define CHECK_MAX   (32 * USEC_PER_SEC)
+
+int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime)
+{
+        /* Where the clock would be had nobody stepped it: the start plus the boot time since. */
+        usec_t expected = s->realtime + (boottime >= s->boottime ? boottime - s->boottime : 0);
+
+        return realtime >= expected ? (int64_t)(realtime - expected) : -(int64_t)(expected - realtime);
+}
+
+bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now)
+{
+        /* Not ext4 (no counter): save every interval, as fake-hwclock does every hour. */
+        if (counter < 0)
+                return true;
+        /* No earlier reading to compare with: wait one interval to see whether anything writes. */
+        if (!have_last)
+                return false;
+        return now == last;
+}
+
+/* "+3600.25 s", "-0.000120 s": microseconds, signed, without trailing zeros. */
+static char *format_signed(char buf[static SECONDS_MAX + 1], int64_t us)
+{
+        char s[SECONDS_MAX];
+
+        snprintf(buf, SECONDS_MAX + 1, "%c%s", us < 0 ? '-' : '+',
+                format_seconds(s, us < 0 ? (usec_t)(-(us + 1)) + 1 : (usec_t)us));
+        return buf;
+}
+
+struct daemon {
+        const struct handoff_config *c;
+        const struct handoff_start *s;
+        bool have_sd;
+        bool network_up;
+        bool synchronized;
+        bool gave_up;              /* --timeout passed without synchronisation */
+        struct stat flag_at_start; /* of timesyncd's flag, if it was there */
+        bool flag_was_there;
+        bool have_written;
+        uint64_t written;
+};
+
+static void notify(struct daemon *d, const char *state)
+{
+        if (d->have_sd)
+                (void)sd_notify_state(state);
+}
+
+static void notify_status(struct daemon *d, const char *status)
+{
+        char state[800];
+
+        snprintf(state, sizeof(state), "STATUS=%s", status);
+        notify(d, state);
+}
+
+/* "journal:last_commit of /dev/vda", or what stood for it */
+static void describe_source(const struct handoff_start *s, char *buf, size_t size)
+{
+        if (!s->source)
+                snprintf(buf, size, "no disk time");
+        else if (s->device)
+                snprintf(buf, size, "%s of %s", s->source, s->device);
+        else
+                snprintf(buf, size, "%s", s->source);
+}
+
+/* Whether timesyncd's flag file appeared, or was touched, since the daemon started. */
+static bool timesync_flag_new(const struct daemon *d)
+{
+        struct stat st;
+
+        if (stat(d->c->timesync_flag, &st) < 0)
+                return false;
+        return !d->flag_was_there || st.st_ctim.tv_sec != d->flag_at_start.st_ctim.tv_sec ||
+                st.st_ctim.tv_nsec != d->flag_at_start.st_ctim.tv_nsec ||
+                st.st_ino != d->flag_at_start.st_ino;
+}
+
+/* The one entry that fleets collect: by how much NTP corrected clockfix's estimate. */
+static void report_synchronized(struct daemon *d, const char *how)
+{
+        usec_t real = clock_now(), boot = clock_boottime();
+        int64_t correction = handoff_correction(d->s, real, boot);
+        char source[512], by[SECONDS_MAX + 1], after[SECONDS_MAX], message[1024], status[600];
+
+        describe_source(d->s, source, sizeof(source));
+        format_signed(by, correction);
+        format_seconds(after, boot - d->s->boottime);
+        snprintf(message, sizeof(message),
+                "Clock synchronised by NTP (%s) %s s after clockfix %s: NTP corrected it by %s s (the estimate "
+                "from %s was %s)",
+                how, after, d->s->stepped ? "set it" : "started (it left the clock alone)", by, source,
+                correction > 0           ? "behind"
+                        : correction < 0 ? "ahead"
+                                         : "exact");
+
+        char f[10][1100];
+        struct iovec iov[10];
+        size_t n = 0;
+        snprintf(f[n++], sizeof(f[0]), "MESSAGE=%s", message);
+        snprintf(f[n++], sizeof(f[0]), "MESSAGE_ID=%s", MESSAGE_ID_SYNCHRONIZED);
+        snprintf(f[n++], sizeof(f[0]), "PRIORITY=%d", LOG_NOTICE);
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SOURCE=%s", d->s->source ? d->s->source : "none");
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_DEVICE=%s", d->s->device ? d->s->device : "");
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ACTION=%s", d->s->stepped ? "set" : "none");
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_CORRECTION_USEC=%" PRId64, correction);
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64, -correction);
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_WAIT_USEC=%" PRIu64, boot - d->s->boottime);
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_SIGNAL=%s", how);
+        for (size_t i = 0; i < n; i++)
+                iov[i] = (struct iovec){ .iov_base = f[i], .iov_len = strlen(f[i]) };
+
+        /*
+         * Without the journal (not under systemd, a static build): the same on stderr, on one line.
+         * sd_journal_sendv() says nothing when journald is not there: look for its socket first.
+         */
+        if (!d->have_sd || access(JOURNAL_SOCKET, W_OK) < 0 || sd_journal_fields(iov, n) < 0)
+                log_notice("%s [CLOCKFIX_CORRECTION_USEC=%" PRId64 " CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64
+                           "]",
+                        message, correction, -correction);
+
+        snprintf(status, sizeof(status), "Synchronised by NTP, which corrected the estimate by %s s%s", by,
+                d->c->stay ? "; keeping the stamp file fresh" : "");
+        notify_status(d, status);
+}
+
+/* Looks for NTP synchronisation; reports it the first time. Returns whether synchronised. */
+static bool check_synchronized(struct daemon *d)
+{
+        if (d->synchronized)
+                return true;
+        if (clock_ntp_synchronized() > 0)
+                report_synchronized(d, "kernel");
+        else if (timesync_flag_new(d))
+                report_synchronized(d, "timesyncd");
+        else
+                return false;
+        d->synchronized = true;
+        return true;
+}
+
+static void network_up(struct daemon *d, const struct default_route *route)
+{
+        char ifname[IF_NAMESIZE] = "", reason[256], status[300];
+        int r;
+
+        if (route->ifindex > 0 && !if_indextoname((unsigned)route->ifindex, ifname))
+                snprintf(ifname, sizeof(ifname), "#%d", route->ifindex);
+        log_info("Network is up: default route%s%s%s%s", route->gateway[0] ? " via " : "", route->gateway,
+                ifname[0] ? " dev " : "", ifname);
+        d->network_up = true;
+
+        if (d->c->ntp_unit && d->c->dry_run)
+                log_notice("Would start %s; --dry-run: not started", d->c->ntp_unit);
+        else if (d->c->ntp_unit && !d->have_sd)
+                log_warning("Cannot start %s: no libsystemd", d->c->ntp_unit);
+        else if (d->c->ntp_unit && (r = sd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0)
+                log_warning_errno(r, "Cannot start %s: %s", d->c->ntp_unit, reason);
+        else if (d->c->ntp_unit)
+                log_info("Started %s", d->c->ntp_unit);
+
+        if (!d->synchronized) {
+                snprintf(status, sizeof(status), "Network is up; waiting for NTP%s%s",
+                        d->c->ntp_unit ? " from " : "", d->c->ntp_unit ? d->c->ntp_unit : "");
+                notify_status(d, status);
+        }
+}
+
+/* Refreshes the stamp file, and takes the counter after our own write as the next baseline. */
+static void save_stamp(struct daemon *d, const char *why)
+{
+        int r;
+
+        if (d->c->dry_run) {
+                log_info("Would touch %s (%s); --dry-run: not written", d->c->stamp_path, why);
+                return;
+        }
+        r = stamp_save(d->c->stamp_path);
+        if (r == -EROFS)
+                log_debug("Not touching %s (%s): the filesystem is read-only", d->c->stamp_path, why);
+        else if (r < 0)
+                log_warning_errno(r, "Cannot touch %s: %m", d->c->stamp_path);
+        else
+                log_debug("Touched %s (%s)", d->c->stamp_path, why);
+        d->have_written = fs_written_kbytes(d->c->stamp_path, &d->written) == 0;
+}
+
+static void consider_save(struct daemon *d)
+{
+        uint64_t now = 0;
+        int r = fs_written_kbytes(d->c->stamp_path, &now);
+
+        if (handoff_save_due(d->have_written, d->written, r, now))
+                save_stamp(d, r < 0 ? "not ext4: every interval" : "no other write in the interval");
+        else {
+                log_debug("Not touching %s: %s", d->c->stamp_path,
+                        d->have_written ? "the filesystem was written meanwhile" : "first look");
+                d->have_written = r == 0;
+                d->written = now;
+        }
+}
+
+/* Whether the stamp file's directory is there: it belongs to the package, clockfix does not make it. */
+static bool stamp_dir_ready(const char *path)
+{
+        char dir[PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        struct stat st;
+
+        if (!slash || (size_t)(slash - path) >= sizeof(dir))
+                return false;
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = '\0';
+        if (stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode))
+                return true;
+        log_warning(
+                "%s is not a directory: the stamp file is not kept (create it, or use --save-interval 0)",
+                dir);
+        return false;
+}
+
+/* Milliseconds for poll() until the boot time `at`, rounded up; -1 for never. */
+static int until(usec_t at, usec_t now)
+{
+        if (at == USEC_INFINITY)
+                return -1;
+        if (at <= now)
+                return 0;
+        usec_t ms = (at - now + 999) / 1000;
+        return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+static usec_t min_usec(usec_t a, usec_t b)
+{
+        return a < b ? a : b;
+}
+
+int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
+{
+        struct daemon d = { .c = c, .s = s };
+        const char *reason = NULL;
+        sigset_t mask;
+        int sig_fd = -1, route_fd = -1, clock_fd = -1, r = 0;
+        char source[512], status[700];
+
+        d.have_sd = sd_load(&reason) == 0;
+        if (!d.have_sd && getenv("NOTIFY_SOCKET"))
+                log_warning("Cannot tell systemd that the clock is set: %s", reason);
+
+        describe_source(s, source, sizeof(source));
+        if (!s->source)
+                snprintf(status, sizeof(status), "No usable time on disk; waiting for the network and NTP");
+        else if (s->stepped) {
+                char by[DURATION_MAX];
+                snprintf(status, sizeof(status), "Clock set %s from %s; waiting for the network and NTP",
+                        format_duration(by, s->before, s->realtime), source);
+        } else
+                snprintf(status, sizeof(status),
+                        "Clock left alone, already past %s; waiting for the network and NTP", source);
+        char state[800];
+        snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
+        notify(&d, state);
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
+                (sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+                r = log_error_errno(errno, "Cannot watch for signals: %m");
+                goto out;
+        }
+        if (stat(c->timesync_flag, &d.flag_at_start) == 0)
+                d.flag_was_there = true;
+
+        if (clock_ntp_synchronized() > 0) {
+                log_info("The clock is already synchronised by NTP: nothing to hand over");
+                notify_status(&d,
+                        c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
+                                : "Synchronised by NTP already");
+                d.synchronized = true;
+                if (!c->stay)
+                        goto out;
+        }
+
+        route_fd = route_watch_open();
+        if (route_fd < 0)
+                log_warning_errno(
+                        route_fd, "Cannot watch the routes (rtnetlink): %m; not waiting for the network");
+        clock_fd = clock_watch_open();
+        if (clock_fd < 0)
+                log_warning_errno(clock_fd, "Cannot watch for clock steps (timerfd): %m; polling only");
+        bool saving = c->save_interval > 0 && stamp_dir_ready(c->stamp_path);
+        /* The baseline: the first interval tells whether anything else writes. */
+        if (saving)
+                d.have_written = fs_written_kbytes(c->stamp_path, &d.written) == 0;
+
+        usec_t start = clock_boottime(), check_every = CHECK_FIRST;
+        usec_t next_check = start + check_every;
+        usec_t next_save = saving ? start + c->save_interval : USEC_INFINITY;
+        usec_t deadline = c->timeout > 0 ? start + c->timeout : USEC_INFINITY;
+
+        for (;;) {
+                struct pollfd p[3] = {
+                        { .fd = sig_fd, .events = POLLIN },
+                        { .fd = route_fd, .events = POLLIN },
+                        { .fd = clock_fd, .events = POLLIN },
+                };
+                usec_t now = clock_boottime();
+                bool waiting = !d.synchronized && !d.gave_up;
+                usec_t wake = min_usec(next_save, waiting ? min_usec(next_check, deadline) : USEC_INFINITY);
+
+                if (!waiting && !c->stay)
+                        break;
+                if (poll(p, 3, until(wake, now)) < 0 && errno != EINTR) {
+                        r = log_error_errno(errno, "poll: %m");
+                        break;
+                }
+                now = clock_boottime();
+
+                if (p[0].revents) {
+                        struct signalfd_siginfo si;
+                        if (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+                                log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
+                                notify(&d, "STOPPING=1");
+                                if (saving)
+                                        save_stamp(&d, "at stop");
+                                break;
+                        }
+                }
+                if (p[1].revents) {
+                        struct default_route route;
+                        r = route_read(route_fd, &route);
+                        if (r < 0)
+                                log_warning_errno(r,
+                                        "Cannot read the routes (rtnetlink): %m; not waiting for the network");
+                        else if (r > 0)
+                                network_up(&d, &route);
+                        if (r != 0) {
+                                close(route_fd);
+                                route_fd = -1;
+                                check_every = CHECK_FIRST;
+                                next_check = now;
+                        }
+                        r = 0;
+                }
+                if (p[2].revents && clock_watch_read(clock_fd) > 0) {
+                        char by[SECONDS_MAX + 1];
+                        log_info("The clock was stepped: %s s from clockfix's estimate so far",
+                                format_signed(by, handoff_correction(s, clock_now(), now)));
+                        next_check = now;
+                        check_every = CHECK_FIRST;
+                }
+
+                if (waiting && now >= next_check) {
+                        if (!check_synchronized(&d)) {
+                                check_every = min_usec(check_every * 2, CHECK_MAX);
+                                next_check = now + check_every;
+                        }
+                }
+                if (waiting && !d.synchronized && now >= deadline) {
+                        char t[SECONDS_MAX];
+                        log_notice("No NTP synchronisation within %s s (--timeout)%s",
+                                format_seconds(t, c->timeout),
+                                c->stay ? ": keeping the stamp file fresh" : ": stopping");
+                        notify_status(&d, "No NTP synchronisation within the timeout");
+                        if (!c->stay)
+                                break;
+                        d.gave_up = true;
+                }
+                if (now >= next_save) {
+                        consider_save(&d);
+                        next_save = now + c->save_interval;
+                }
+        }
+out:
+        if (clock_fd >= 0)
+                close(clock_fd);
+        if (route_fd >= 0)
+                close(route_fd);
+        if (sig_fd >= 0)
+                close(sig_fd);
+        return r;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * handoff: the daemon after the clock is set: waits for the network and for
+ * NTP, says how far off clockfix's estimate was, and keeps clockfix's stamp
+ * file fresh without wearing the flash.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "time-util.h"
+
+/* Where systemd-timesyncd says it synchronised (it touches the file each time). */
+#define TIMESYNC_FLAG_PATH "/run/systemd/timesync/synchronized"
+
+struct handoff_config {
+        const char *ntp_unit;      /* start it over D-Bus once the network is up; NULL: start none */
+        usec_t save_interval;      /* refresh the stamp at most this often; 0: never */
+        usec_t timeout;            /* stop waiting for NTP after this long; 0: no limit */
+        bool stay;                 /* after NTP synchronised, keep the stamp fresh until stopped */
+        bool dry_run;              /* write nothing and start nothing, say what would be done */
+        const char *stamp_path;    /* clockfix's stamp file */
+        const char *timesync_flag; /* TIMESYNC_FLAG_PATH */
+};
+
+/* What `set` did, as the daemon started. */
+struct handoff_start {
+        const char *source; /* the winning source ("journal:last_commit"), "build", or NULL if none */
+        const char *device; /* its device, or NULL */
+        bool stepped;       /* clockfix set the clock (else it was already later) */
+        usec_t before;      /* when it set it: the clock just before */
+        usec_t realtime;    /* the clock right after set ... */
+        usec_t boottime;    /* ... and CLOCK_BOOTTIME then */
+};
+
+/*
+ * Runs until NTP synchronised the clock (or for ever with stay), the timeout
+ * passes, or SIGTERM/SIGINT. Returns 0, or -errno when it cannot run at all.
+ */
+int handoff_run(const struct handoff_config *c, const struct handoff_start *s);
+
+/*
+ * Pure: how far NTP moved the clock since the start: the clock now, minus
+ * where it would be had nobody touched it since (start + elapsed boot time).
+ * Positive when the estimate was behind the true time.
+ */
+int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime);
+
+/*
+ * Pure: whether to refresh the stamp, given the filesystem's write counter at
+ * the last look (have_last: there was one) and now (counter < 0: not known,
+ * a filesystem other than ext4: then every time). Only when nothing wrote in between: then no
+ * other write records the time; otherwise those writes (and their journal
+ * commits) do it already, and ours would only add wear.
+ */
+bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now);

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The configuration file: the same settings as the options and the kernel command line, under the
+# same names; options win over the kernel command line, which wins over the file. A bad line is
+# warned about (file and line) and ignored, never fatal; a file named with --config must exist.
+. "$SRCDIR/tests/lib.sh"
+
+mkimg "$TMP/a.img" 1800000000 8M -t ext4
+mkimg "$TMP/b.img" 1800000500 8M -t ext4
+
+conf=$TMP/clockfix.conf
+cat >"$conf" <<CONF
+# clockfix settings for this board
+margin = 2.5
+not_before = 2026-01-01
+not-after = "2040-01-01"
+device = $TMP/a.img
+device = $TMP/b.img
+journal-budget = 0
+stamps = no
+# daemon settings are read by every command, used by the daemon
+ntp-unit = chrony.service
+save-interval = 60
+timeout = 600
+stay = yes
+CONF
+
+cf status --json --config "$conf" --now 2000-01-01
+assert_eq "$RC" 0 "file: exit"
+assert_eq "$ERR" "" "file: no warning"
+assert_eq "$(jqo '[.margin_usec, .floor, .not_after, .estimate, .device] | map(tostring) | join(" ")')" \
+        "2500000 1767225600 2208988800 1800000500 $TMP/b.img" "file: settings applied, both devices read"
+assert_eq "$(jqo '[.devices[].device] | join(" ")')" "$TMP/a.img $TMP/b.img" "file: devices in order"
+assert_eq "$(jqo '[.devices[].journal] | map(tostring) | join(" ")')" "null null" "file: journal-budget = 0"
+assert_eq "$(jqo '[.devices[].files] | map(tostring) | join(" ")')" "null null" "file: stamps = no"
+
+# Options win over the file; a device option replaces the file's devices.
+cf status --json --config "$conf" --now 2000-01-01 --margin 7 --device "$TMP/a.img"
+assert_eq "$(jqo '[.margin_usec, .not_after, .estimate, (.devices | length)] | map(tostring) | join(" ")')" \
+        "7000000 2208988800 1800000000 1" "options win over the file"
+
+# The kernel command line (with --boot) wins over the file, and options over both.
+echo "ro clockfix.margin=3 clockfix.not_after=2045-01-01 clockfix.device=$TMP/a.img" >"$TMP/cmdline"
+cf status --json --config "$conf" --boot --cmdline "$TMP/cmdline" --now 2000-01-01
+assert_eq "$(jqo '[.margin_usec, .not_after, .floor, (.devices | length)] | map(tostring) | join(" ")')" \
+        "3000000 2366841600 1767225600 1" "kernel command line over the file"
+cf status --json --config "$conf" --boot --cmdline "$TMP/cmdline" --now 2000-01-01 --margin 9
+assert_eq "$(jqo .margin_usec)" 9000000 "options over the kernel command line"
+# The other spelling of a parameter ('-' for '_').
+echo "ro clockfix.not-after=2046-01-01 clockfix.journal-budget=0" >"$TMP/cmdline2"
+cf status --json --config /dev/null --boot --cmdline "$TMP/cmdline2" --device "$TMP/a.img" --now 2000-01-01 \
+        --not-before 2026-01-01
+assert_eq "$(jqo '[.not_after, .devices[0].journal] | map(tostring) | join(" ")')" "2398377600 null" \
+        "clockfix.not-after= and clockfix.journal-budget="
+
+# Bad lines: one warning each, naming the file and line; the rest applies; exit 0.
+cat >"$TMP/bad.conf" <<CONF
+margin = soon
+not-after = tomorrow
+colour = blue
+just some words
+journal-budget = -1
+stamps = perhaps
+ntp-unit = chrony service
+device = $TMP/a.img
+not-before = 2026-01-01
+CONF
+cf status --json --config "$TMP/bad.conf" --now 2000-01-01
+assert_eq "$RC" 0 "bad file: exit"
+assert_eq "$(wc -l <<<"$ERR")" 7 "bad file: one warning per bad line"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:1: margin = soon: not a number of seconds" "bad margin"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:2: not-after = tomorrow: not a time" "bad not-after"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:3: colour = blue: unknown setting" "unknown setting"
+assert_match "$ERR" "$TMP/bad.conf:4: ignoring \"just some words\": not \"key = value\"" "not a setting"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:5: journal-budget = -1: not a number of blocks" "bad budget"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:6: stamps = perhaps: not yes or no" "bad boolean"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:7: ntp-unit = chrony service: not a unit name" "bad unit"
+assert_eq "$(jqo '[.margin_usec, .estimate] | map(tostring) | join(" ")')" "1000000 1800000000" \
+        "bad file: defaults kept, good lines applied"
+
+# A file named with --config must be there; the same errors on the command line are usage errors.
+cf status --config "$TMP/missing.conf" --device "$TMP/a.img"
+assert_eq "$RC" 2 "missing --config: exit"
+assert_match "$ERR" "^<3>clockfix: Cannot read the configuration $TMP/missing.conf: No such file or directory$" \
+        "missing --config: message"
+cf status --config "$TMP" --device "$TMP/a.img"
+assert_eq "$RC" 2 "--config of a directory: exit"
+for opt in "--stay" "--ntp-unit=chrony.service" "--save-interval=1" "--timeout=5"; do
+        cf set --dry-run --device "$TMP/a.img" "$opt"
+        assert_eq "$RC" 2 "set $opt: exit"
+        assert_match "$ERR" "^<3>clockfix: ${opt%%=*} applies to daemon only$" "set $opt: message"
+done
+cf daemon --ntp-unit "chrony service" --device "$TMP/a.img"
+assert_eq "$RC" 2 "--ntp-unit with a space: exit"
+assert_match "$ERR" "--ntp-unit: not a unit name \"chrony service\"" "--ntp-unit with a space: message"
+
+# The help names every setting, and the default file.
+cf --help
+for s in --config --ntp-unit --save-interval --timeout --stay daemon; do
+        assert_match "$OUT" -- "$s" "--help mentions $s"
+done
+echo ok

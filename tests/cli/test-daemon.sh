@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# clockfix daemon against the real kernel interfaces, without touching the host's clock (it runs
+# without CAP_SYS_TIME, on disks older than the clock) or the host's network (network namespaces
+# of its own) or files (private mount namespaces):
+# - readiness: READY=1 and STATUS= on $NOTIFY_SOCKET, STOPPING=1 and exit 0 on SIGTERM;
+# - the network: a default route appearing later (rtnetlink events), or there already (the dump),
+#   IPv4 and IPv6;
+# - NTP: timesyncd's flag file appearing, or touched when it was there already;
+# - the stamp file: not written while anything else writes to its filesystem, written once the
+#   filesystem has been idle for the save interval, and at stop.
+. "$SRCDIR/tests/lib.sh"
+
+NS=clockfix-test-$$
+cleanup_daemon() {
+        ip netns del "$NS" 2>/dev/null || true
+        ip netns del "$NS-6" 2>/dev/null || true
+        [ -z "${WRITER:-}" ] || kill "$WRITER" 2>/dev/null || true
+        umount "$TMP/mnt" 2>/dev/null || true
+        cleanup
+}
+trap cleanup_daemon EXIT
+
+# Disks older than the clock: the daemon leaves the clock alone, and could not change it anyway.
+old=$(($(date +%s) - 86400))
+mkimg "$TMP/old.img" "$old" 8M -t ext4
+NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
+# The kernel's NTP state of the host, read by clockfix itself (adjtimex, read only).
+host_synced=$("$CLOCKFIX" status --json --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" | jq -r .ntp_synchronized)
+
+# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
+wait_for() {
+        local i
+        for ((i = 0; i < $3 * 10; i++)); do
+                grep -qE -- "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+# wait_exit PID SECONDS: the exit status of PID, or fail if it runs longer
+wait_exit() {
+        local i
+        for ((i = 0; i < $2 * 10; i++)); do
+                kill -0 "$1" 2>/dev/null || {
+                        wait "$1" && return 0 || return $?
+                }
+                sleep 0.1
+        done
+        fail "clockfix daemon still running after $2 s"
+}
+
+############################################################################
+# Readiness, a default route that appears later, the NTP unit, SIGTERM.
+ip netns add "$NS"
+"$NOTIFY_LISTEN" "$TMP/notify" 30 >"$TMP/notify.log" &
+listener=$!
+sleep 0.2
+NOTIFY_SOCKET=$TMP/notify ip netns exec "$NS" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run --stay --timeout 3 \
+        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" --ntp-unit chrony.service 2>"$TMP/d1.err" &
+daemon=$!
+wait_for "$TMP/notify.log" "READY=1" 5 || fail "no READY=1: $(cat "$TMP/notify.log" "$TMP/d1.err")"
+assert_match "$(cat "$TMP/notify.log")" \
+        "^READY=1 \| STATUS=Clock left alone, already past superblock:[a-z_]+ of $TMP/old.img; waiting for the network and NTP$" \
+        "READY=1 with STATUS="
+sleep 1
+grep -q "Network is up" "$TMP/d1.err" && fail "network up before any route: $(cat "$TMP/d1.err")"
+
+ip link add "cf$$a" type veth peer name "cf$$b" netns "$NS"
+ip netns exec "$NS" ip link set "cf$$b" up
+ip netns exec "$NS" ip addr add 192.0.2.2/24 dev "cf$$b"
+ip netns exec "$NS" ip route add default via 192.0.2.1
+wait_for "$TMP/d1.err" "Network is up: default route via 192.0.2.1 dev cf$$b$" 5 ||
+        fail "the route was not seen: $(cat "$TMP/d1.err")"
+assert_match "$(cat "$TMP/d1.err")" "Would start chrony.service; --dry-run: not started" "NTP unit after the network"
+wait_for "$TMP/notify.log" "STATUS=Network is up; waiting for NTP from chrony.service" 2 ||
+        fail "no STATUS= for the network: $(cat "$TMP/notify.log")"
+
+if [ "$host_synced" == false ]; then
+        wait_for "$TMP/d1.err" "No NTP synchronisation within 3 s \(--timeout\): keeping the stamp file fresh" 5 ||
+                fail "--timeout: $(cat "$TMP/d1.err")"
+else
+        assert_match "$(cat "$TMP/d1.err")" "already synchronised by NTP" "the host's clock is synchronised"
+fi
+kill -TERM "$daemon"
+rc=0
+wait_exit "$daemon" 3 || rc=$?
+assert_eq "$rc" 0 "SIGTERM: exit"
+assert_match "$(cat "$TMP/d1.err")" "Stopping \(Terminated\)" "SIGTERM: logged"
+wait_for "$TMP/notify.log" "^STOPPING=1$" 2 || fail "no STOPPING=1: $(cat "$TMP/notify.log")"
+kill "$listener" 2>/dev/null || true
+ip link del "cf$$a" 2>/dev/null || true
+
+############################################################################
+# An IPv6 default route that is there before the daemon starts: found in the kernel's table.
+ip netns add "$NS-6"
+ip netns exec "$NS-6" ip link add "cf$$c" type veth peer name "cf$$d"
+ip netns exec "$NS-6" ip link set "cf$$d" up
+ip netns exec "$NS-6" ip link set "cf$$c" up
+ip netns exec "$NS-6" ip -6 route add default dev "cf$$c"
+ip netns exec "$NS-6" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run --stay --device "$TMP/old.img" \
+        --config /dev/null 2>"$TMP/d2.err" &
+daemon=$!
+wait_for "$TMP/d2.err" "Network is up: default route dev cf$$c$" 5 || fail "IPv6 route: $(cat "$TMP/d2.err")"
+kill -TERM "$daemon"
+wait_exit "$daemon" 3
+
+############################################################################
+# NTP through timesyncd's flag file (a private /run/systemd, without journald: the entry goes to
+# stderr). A flag that was there at the start counts only once touched again.
+cat >"$TMP/sync.sh" <<'SH'
+set -e
+mount -t tmpfs tmpfs /run/systemd
+mkdir /run/systemd/timesync
+touch /run/systemd/timesync/synchronized
+"$@" &
+daemon=$!
+sleep 2.5
+echo "touching the flag" >&2
+touch /run/systemd/timesync/synchronized
+wait "$daemon"
+SH
+rc=0
+timeout 20 unshare -m --propagation private bash "$TMP/sync.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run \
+        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" 2>"$TMP/d3.err" || rc=$?
+assert_eq "$rc" 0 "synchronised: exit"
+d3=$(cat "$TMP/d3.err")
+if [ "$host_synced" == false ]; then
+        # Not before the flag was touched.
+        assert_match "$(sed -n '/touching the flag/,$p' <<<"$d3")" \
+                "Clock synchronised by NTP \(timesyncd\) [0-9.]+ s after clockfix started \(it left the clock alone\): NTP corrected it by [-+][0-9.]+ s" \
+                "synchronised after the flag was touched"
+        correction=$(sed -n 's/.*CLOCKFIX_CORRECTION_USEC=\(-\{0,1\}[0-9]*\) .*/\1/p' <<<"$d3")
+        error=$(sed -n 's/.*CLOCKFIX_ESTIMATE_ERROR_USEC=\(-\{0,1\}[0-9]*\)\].*/\1/p' <<<"$d3")
+        [ -n "$correction" ] && [ "${correction#-}" -lt 1000000 ] || fail "nobody stepped the clock, yet: $d3"
+        assert_eq "$error" "$((-correction))" "the estimate's error is minus the correction"
+else
+        assert_match "$d3" "already synchronised by NTP: nothing to hand over" "the host's clock is synchronised"
+fi
+
+############################################################################
+# The stamp file: its filesystem is a loop-mounted image, seen by the daemon as /var/lib (a private
+# mount namespace); a writer writes to the same filesystem, then stops.
+mkdir -p "$TMP/img/var/lib/clockfix" "$TMP/mnt"
+mkimg "$TMP/stamp.img" "$old" 16M -t ext4 -d "$TMP/img"
+mount -o loop "$TMP/stamp.img" "$TMP/mnt"
+stamp=$TMP/mnt/var/lib/clockfix/clock
+writer() {
+        while :; do
+                date >>"$TMP/mnt/log"
+                sync "$TMP/mnt/log"
+                sleep 0.2
+        done
+}
+writer &
+WRITER=$!
+cat >"$TMP/keep.sh" <<SH
+mount --bind "$TMP/mnt/var/lib" /var/lib
+exec "\$@"
+SH
+unshare -m --propagation private bash "$TMP/keep.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --stay --save-interval 1 \
+        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" -v 2>"$TMP/d4.err" &
+daemon=$!
+sleep 4
+[ -e "$stamp" ] && fail "the stamp was written while another writer wrote: $(cat "$TMP/d4.err")"
+assert_match "$(cat "$TMP/d4.err")" "Not touching /var/lib/clockfix/clock: the filesystem was written meanwhile" \
+        "not written while the filesystem is busy"
+kill "$WRITER"
+wait "$WRITER" 2>/dev/null || true
+WRITER=
+for ((i = 0; i < 50; i++)); do
+        [ -e "$stamp" ] && break
+        sleep 0.1
+done
+[ -e "$stamp" ] || fail "no stamp 5 s after the filesystem went idle: $(cat "$TMP/d4.err")"
+assert_match "$(cat "$TMP/d4.err")" "Touched /var/lib/clockfix/clock \(no other write in the interval\)" "idle: touched"
+first=$(stat -c %.9Y "$stamp")
+sleep 2.5
+second=$(stat -c %.9Y "$stamp")
+[[ "$second" > "$first" ]] || fail "an idle filesystem: touched once, not again ($first, $second): $(cat "$TMP/d4.err")"
+kill -TERM "$daemon"
+wait_exit "$daemon" 3
+third=$(stat -c %.9Y "$stamp")
+[[ "$third" > "$second" ]] || fail "not touched at stop: $(cat "$TMP/d4.err")"
+assert_match "$(cat "$TMP/d4.err")" "Touched /var/lib/clockfix/clock \(at stop\)" "touched at stop"
+assert_eq "$(stat -c %s:%a "$stamp")" "0:644" "the stamp: empty, rw-r--r-- (the umask of this shell)"
+
+# Without its directory: one warning, and the daemon goes on.
+mkdir -p "$TMP/empty"
+cat >"$TMP/nodir.sh" <<SH
+mount --bind "$TMP/empty" /var/lib
+exec "\$@"
+SH
+unshare -m --propagation private bash "$TMP/nodir.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --stay \
+        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" 2>"$TMP/d5.err" &
+daemon=$!
+wait_for "$TMP/d5.err" "/var/lib/clockfix is not a directory: the stamp file is not kept" 5 ||
+        fail "no warning without the directory: $(cat "$TMP/d5.err")"
+kill -TERM "$daemon"
+wait_exit "$daemon" 3
+echo ok

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test-handoff: the pure parts of the daemon: how far NTP corrected the
+ * estimate, when the stamp may be written, which rtnetlink messages are a
+ * default route, and the configuration file's lines.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/rtnetlink.h>
+
+#include "conf.h"
+#include "handoff.h"
+#include "route.h"
+#include "test.h"
+
+#define S(sec) ((usec_t)(sec)*USEC_PER_SEC)
+
+static void test_correction(void)
+{
+        struct handoff_start s = { .realtime = S(1796000000), .boottime = S(5) };
+
+        /* Nobody touched the clock: it moved as boot time did. */
+        check_int(handoff_correction(&s, S(1796000010), S(15)), 0);
+        /* NTP stepped it an hour forward 10 s later: the estimate was an hour behind. */
+        check_int(handoff_correction(&s, S(1796003610), S(15)), (int64_t)S(3600));
+        /* And 250 ms back. */
+        check_int(handoff_correction(&s, S(1796000010) - 250000, S(15)), -250000);
+        /* Boot time before the start (not possible, but never a wrap-around). */
+        check_int(handoff_correction(&s, S(1796000000), S(1)), 0);
+}
+
+static void test_save_due(void)
+{
+        /* The first look only takes the baseline. */
+        check(!handoff_save_due(false, 0, 0, 100));
+        /* Nothing written since: save. Something written: the journal holds a newer time already. */
+        check(handoff_save_due(true, 100, 0, 100));
+        check(!handoff_save_due(true, 100, 0, 104));
+        /* No counter (not ext4): every interval. */
+        check(handoff_save_due(false, 0, -ENOENT, 0));
+        check(handoff_save_due(true, 100, -ENOENT, 0));
+}
+
+/* One RTM_NEWROUTE message with the attributes given (0 for absent). */
+static size_t route_msg(void *buf, int type, int family, unsigned dst_len, unsigned char rtype,
+        unsigned table, const char *gateway, int oif)
+{
+        struct nlmsghdr *h = buf;
+        struct rtmsg *rt;
+        struct rtattr *a;
+
+        memset(buf, 0, 256);
+        h->nlmsg_type = (unsigned short)type;
+        h->nlmsg_len = NLMSG_LENGTH(sizeof(*rt));
+        rt = NLMSG_DATA(h);
+        rt->rtm_family = (unsigned char)family;
+        rt->rtm_dst_len = (unsigned char)dst_len;
+        rt->rtm_type = rtype;
+        rt->rtm_table = table > 255 ? RT_TABLE_COMPAT : (unsigned char)table;
+        if (table > 255) {
+                a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+                a->rta_type = RTA_TABLE;
+                a->rta_len = RTA_LENGTH(4);
+                memcpy(RTA_DATA(a), &table, 4);
+                h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+        }
+        if (gateway) {
+                a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+                a->rta_type = RTA_GATEWAY;
+                a->rta_len = RTA_LENGTH(family == AF_INET ? 4 : 16);
+                inet_pton(family, gateway, RTA_DATA(a));
+                h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+        }
+        if (oif) {
+                a = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+                a->rta_type = RTA_OIF;
+                a->rta_len = RTA_LENGTH(4);
+                memcpy(RTA_DATA(a), &oif, 4);
+                h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+        }
+        return h->nlmsg_len;
+}
+
+static void test_route(void)
+{
+        _Alignas(struct nlmsghdr) char buf[256];
+        struct default_route r;
+        size_t n;
+
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET, 0, RTN_UNICAST, RT_TABLE_MAIN, "192.0.2.1", 3);
+        check(route_message_is_default(buf, n, &r));
+        check_int(r.family, AF_INET);
+        check_str(r.gateway, "192.0.2.1");
+        check_int(r.ifindex, 3);
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET6, 0, RTN_UNICAST, RT_TABLE_MAIN, "fe80::1", 2);
+        check(route_message_is_default(buf, n, &r));
+        check_str(r.gateway, "fe80::1");
+        /* A default route on a link, without a gateway (point-to-point, "dev wwan0"). */
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET, 0, RTN_UNICAST, RT_TABLE_MAIN, NULL, 4);
+        check(route_message_is_default(buf, n, &r));
+        check_str(r.gateway, "");
+        /* The table in RTA_TABLE wins over rtm_table. */
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET, 0, RTN_UNICAST, 1000, "192.0.2.1", 3);
+        check(!route_message_is_default(buf, n, NULL));
+        /* Not defaults: a subnet, a removal, an unreachable default, the local table, truncated. */
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET, 24, RTN_UNICAST, RT_TABLE_MAIN, NULL, 3);
+        check(!route_message_is_default(buf, n, NULL));
+        n = route_msg(buf, RTM_DELROUTE, AF_INET, 0, RTN_UNICAST, RT_TABLE_MAIN, "192.0.2.1", 3);
+        check(!route_message_is_default(buf, n, NULL));
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET6, 0, RTN_UNREACHABLE, RT_TABLE_MAIN, NULL, 1);
+        check(!route_message_is_default(buf, n, NULL));
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET, 0, RTN_UNICAST, RT_TABLE_LOCAL, NULL, 1);
+        check(!route_message_is_default(buf, n, NULL));
+        n = route_msg(buf, RTM_NEWROUTE, AF_INET, 0, RTN_UNICAST, RT_TABLE_MAIN, "192.0.2.1", 3);
+        check(!route_message_is_default(buf, sizeof(struct nlmsghdr) + 4, NULL));
+        ((struct nlmsghdr *)buf)->nlmsg_len = (unsigned)n + 64; /* claims more than there is */
+        check(!route_message_is_default(buf, n, NULL));
+}
+
+struct seen {
+        char text[1024];
+        size_t len;
+};
+
+static int record(const char *key, const char *value, unsigned line, void *userdata)
+{
+        struct seen *s = userdata;
+
+        s->len += (size_t)snprintf(s->text + s->len, sizeof(s->text) - s->len, "%u:%s=%s;", line, key,
+                value ? value : "(none)");
+        return strcmp(key, "stop") == 0 ? -ECANCELED : 0;
+}
+
+static void test_conf(void)
+{
+        struct seen s = { 0 };
+
+        check_int(conf_parse("# clockfix\n\nmargin = 2\n  not_after=2040-01-01  \n"
+                             "device = \"/dev/disk/by-label/my root\"\n\tntp-unit=chrony.service\r\n"
+                             "bare line\nempty =\n  # indented comment\nlast=1",
+                          record, &s),
+                0);
+        check_str(s.text,
+                "3:margin=2;4:not-after=2040-01-01;5:device=/dev/disk/by-label/my root;"
+                "6:ntp-unit=chrony.service;7:bare line=(none);8:empty=;10:last=1;");
+
+        /* A handler's error stops the parse. */
+        s = (struct seen){ 0 };
+        check_int(conf_parse("a=1\nstop=now\nb=2\n", record, &s), -ECANCELED);
+        check_str(s.text, "1:a=1;2:stop=now;");
+
+        /* Nothing at all, and a line longer than any setting: cut, not overflowing. */
+        s = (struct seen){ 0 };
+        check_int(conf_parse("", record, &s), 0);
+        check_int((int)s.len, 0);
+        char long_line[3000];
+        memset(long_line, 'x', sizeof(long_line) - 1);
+        long_line[sizeof(long_line) - 1] = '\0';
+        long_line[5] = '=';
+        check_int(conf_parse(long_line, record, &s), 0);
+        check(strncmp(s.text, "1:xxxxx=xxx", 11) == 0);
+}
+
+int main(void)
+{
+        test_correction();
+        test_save_due();
+        test_route();
+        test_conf();
+        test_end();
+}

@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# vm/debian.sh: a whole Debian 12 guest with systemd as init, for the tests of clockfix's service:
+# a minbase root debootstrapped once from the host's own Debian archive into the cache, ext4 disks
+# made from it without any mount, a busybox initramfs that mounts the root read-only and hands
+# over to systemd, and boots that end by the guest's own power-off or by a power cut. Sourced
+# after tests/lib.sh and tests/vm/lib.sh.
+#
+# In the guest, test units write "CLOCKFIX-TEST key=value" lines to /dev/console (the serial
+# console, ttyS0) and "CLOCKFIX-TEST done=1" before they power off; vm_debian_test_unit makes
+# such a unit (`systemctl --no-block poweroff` ends the boot). The initramfs says
+# "CLOCKFIX-TEST initrd_clock=SECONDS" (the dead RTC's time) and "CLOCKFIX-TEST initrd_root=ro"
+# once the root is mounted.
+
+# A systemd boot to power-off takes 15 to 30 s in emulation; one that takes longer than this hung.
+VM_DEBIAN_TIMEOUT=${VM_DEBIAN_TIMEOUT:-180}
+# The size of the disks (sparse): the root and the ext4 journal take about 170 MB of it.
+VM_DEBIAN_DISK_SIZE=${VM_DEBIAN_DISK_SIZE:-1G}
+# What the cached root is made of: a cache made by another recipe is made again.
+DEBIAN_RECIPE="bookworm minbase systemd-sysv,udev,iproute2,dbus recipe 2"
+
+# vm_debian_mirror: sets DEBIAN_MIRROR (unless already set) to the Debian archive the host's apt
+# uses for bookworm (deb822 .sources first, then sources.list), and exports http_proxy and
+# https_proxy when apt has a proxy: CI reaches nothing but that archive, the way apt does
+vm_debian_mirror() {
+        local list="" parts="" proxy="" sproxy="" f
+        eval "$(apt-config shell list Dir::Etc::sourcelist/f parts Dir::Etc::sourceparts/d)"
+        if [ -z "${DEBIAN_MIRROR:-}" ]; then
+                # The first URI of a "deb" paragraph for the suite bookworm that debootstrap can fetch
+                # from (not mirror+, tor+ or cdrom:). Comments and continuation lines are allowed.
+                DEBIAN_MIRROR=$(for f in "${parts:-/etc/apt/sources.list.d/}"*.sources; do
+                        [ -f "$f" ] && cat "$f" && echo
+                done | awk '
+                        function flush(n, u, i) {
+                                if (uri == "" && v["types"] ~ /(^| )deb( |$)/ && v["enabled"] !~ /^no/ &&
+                                    v["suites"] ~ /(^| )bookworm( |$)/) {
+                                        n = split(v["uris"], u, " ")
+                                        for (i = 1; i <= n; i++)
+                                                if (u[i] ~ /^(https?|ftp|file):/) { uri = u[i]; break }
+                                }
+                                delete v
+                                key = ""
+                        }
+                        { gsub(/\t/, " ") }
+                        /^ *#/ { next }
+                        /^ *$/ { flush(); next }
+                        /^ / { if (key != "") v[key] = v[key] " " $0; next }
+                        {
+                                key = tolower($1); sub(/:.*/, "", key)
+                                val = $0; sub(/^[^:]*: */, "", val)
+                                v[key] = tolower(key) == "enabled" ? tolower(val) : val
+                        }
+                        END { flush(); if (uri != "") print uri }')
+        fi
+        if [ -z "$DEBIAN_MIRROR" ] && [ -f "${list:-/etc/apt/sources.list}" ]; then
+                DEBIAN_MIRROR=$(awk '$1 == "deb" {
+                                i = 2
+                                if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+                                if ($(i + 1) == "bookworm" && $i ~ /^(https?|ftp|file):/) { print $i; exit }
+                        }' "${list:-/etc/apt/sources.list}")
+        fi
+        [ -n "$DEBIAN_MIRROR" ] || fail "no Debian archive for bookworm in the host's apt sources (set DEBIAN_MIRROR)"
+        eval "$(apt-config shell proxy Acquire::http::Proxy sproxy Acquire::https::Proxy)"
+        if [ -n "$proxy" ] && [ "$proxy" != DIRECT ]; then
+                export http_proxy=$proxy
+        fi
+        if [ -n "$sproxy" ] && [ "$sproxy" != DIRECT ]; then
+                export https_proxy=$sproxy
+        elif [ -n "$proxy" ] && [ "$proxy" != DIRECT ]; then
+                export https_proxy=$proxy
+        fi
+}
+
+# vm_debian_configure DIR: makes the debootstrapped tree DIR boot quickly and quietly as a guest
+# (hostname, fstab, a fixed machine ID, a persistent journal, multi-user as the default target,
+# the units that only slow an emulated boot masked) and drops what no test reads
+vm_debian_configure() {
+        local dir=$1 unit usr_ns
+        # systemd-timesyncd would set the clock from the network and stamp its own clock file:
+        # a test must add it on purpose. systemd only recommends it, which debootstrap ignores.
+        [ ! -e "$dir/lib/systemd/systemd-timesyncd" ] || fail "the Debian root holds systemd-timesyncd"
+        echo clockfix-guest >"$dir/etc/hostname"
+        printf '127.0.0.1 localhost\n127.0.1.1 clockfix-guest\n' >"$dir/etc/hosts"
+        echo '/dev/vda / ext4 errors=remount-ro 0 1' >"$dir/etc/fstab"
+        : >"$dir/etc/resolv.conf"
+        # A fixed machine ID: an empty one would make every boot a first boot (systemd-firstboot,
+        # preset-all) and put each boot's journal in a directory of its own.
+        echo 6c6f636b666978000000000000000001 >"$dir/etc/machine-id"
+        mkdir -p "$dir/var/log/journal"
+        ln -sfn /lib/systemd/system/multi-user.target "$dir/etc/systemd/system/default.target"
+        # Timers that would fire a minute into a boot (apt, dpkg, e2scrub, fstrim), e2scrub_reap
+        # at boot, and the login prompts the getty generator would start on the serial console,
+        # in the middle of the tests' markers.
+        for unit in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
+                e2scrub_reap.service fstrim.timer getty.target; do
+                ln -sfn /dev/null "$dir/etc/systemd/system/$unit"
+        done
+        # Mark /etc and /var as up to date with /usr, as systemd-update-done would after a first
+        # boot: otherwise ldconfig.service and systemd-update-done run at every boot of a new disk.
+        usr_ns=$(stat -c %.9Y "$dir/usr" | tr -d .)
+        for unit in etc var; do
+                {
+                        echo "# This file was created by systemd-update-done. Its only purpose is to hold a"
+                        echo "# timestamp of the time this directory was updated. See man:systemd-update-done.service(8)."
+                        echo "TIMESTAMP_NSEC=$usr_ns"
+                } >"$dir/$unit/.updated"
+                touch -r "$dir/usr" "$dir/$unit/.updated"
+        done
+        rm -rf "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/* "$dir"/usr/share/locale/* \
+                "$dir"/var/cache/apt/*.bin "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*_* \
+                "$dir"/var/log/*.log "$dir"/var/log/apt/* "$dir/debootstrap"
+}
+
+# vm_debian_root: sets DEBIAN_ROOT to the cached tarball of a Debian 12 minbase root with systemd
+# as init, debootstrapped from the host's archive the first time (as root; 40 to 70 s), and
+# DEBIAN_ROOT_INFO to how long that took and how big the root is
+vm_debian_root() {
+        local work=$VM_CACHE/debian.work lock started ms
+        DEBIAN_ROOT=$VM_CACHE/debian-root.tar
+        mkdir -p "$VM_CACHE"
+        # Two tests making the root at once would debootstrap into the same directory.
+        exec {lock}>"$VM_CACHE/debian.lock"
+        flock "$lock"
+        if [ -f "$DEBIAN_ROOT" ] && [ "$(head -n 1 "$VM_CACHE/debian.ok" 2>/dev/null)" == "$DEBIAN_RECIPE" ]; then
+                DEBIAN_ROOT_INFO=$(sed -n 2p "$VM_CACHE/debian.ok")
+                exec {lock}>&-
+                return 0
+        fi
+        [ "$(id -u)" == 0 ] || fail "debootstrap needs root (CI runs as root)"
+        command -v debootstrap >/dev/null || fail "debootstrap is not installed"
+        vm_debian_mirror
+        # An earlier run may have stopped anywhere: start again from nothing. debootstrap runs in
+        # a mount namespace of its own, so nothing it mounts in the tree (proc, sys, perhaps the
+        # host's /dev) outlives it and rm -rf cannot reach the host through a leftover mount.
+        rm -f "$VM_CACHE/debian.ok" "$DEBIAN_ROOT" "$DEBIAN_ROOT.part"
+        ! awk -v w="$work" '$5 == w || index($5, w "/") == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo ||
+                fail "something is mounted under $work: unmount it"
+        rm -rf "$work"
+        echo "debootstrap of Debian 12 from $DEBIAN_MIRROR${http_proxy:+ through $http_proxy} into $work"
+        started=$(date +%s%N)
+        unshare -m --propagation private debootstrap --variant=minbase --include=systemd-sysv,udev,iproute2,dbus \
+                bookworm "$work" "$DEBIAN_MIRROR" >"$VM_CACHE/debootstrap.log" 2>&1 || {
+                tail -n 20 "$VM_CACHE/debootstrap.log" "$work/debootstrap/debootstrap.log" >&2 || true
+                fail "debootstrap from $DEBIAN_MIRROR failed (see $VM_CACHE/debootstrap.log)"
+        }
+        ms=$((($(date +%s%N) - started) / 1000000))
+        vm_debian_configure "$work"
+        tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -cf "$DEBIAN_ROOT.part" .
+        DEBIAN_ROOT_INFO="debootstrap $ms ms, systemd $(dpkg-query --admindir="$work/var/lib/dpkg" -W -f='${Version}' systemd),"
+        DEBIAN_ROOT_INFO+=" $(du -sm "$work" | cut -f1) MB, $(($(stat -c %s "$DEBIAN_ROOT.part") / 1048576)) MB tarball"
+        mv "$DEBIAN_ROOT.part" "$DEBIAN_ROOT"
+        rm -rf "$work"
+        printf '%s\n%s\n' "$DEBIAN_RECIPE" "$DEBIAN_ROOT_INFO" >"$VM_CACHE/debian.ok"
+        exec {lock}>&-
+        echo "Debian root: $DEBIAN_ROOT_INFO"
+}
+
+# vm_debian_disk OUT OVERLAY [FAKE_TIME]: an ext4 image OUT (VM_DEBIAN_DISK_SIZE, sparse) of the
+# cached root with the tree OVERLAY ("" for none) copied on top, made by mke2fs -d without any
+# mount; with FAKE_TIME (seconds) the superblock's times (created, last write, last check) and
+# the root and lost+found directories are stamped with it (no mount time); sets DISK_MS
+vm_debian_disk() {
+        local out=$1 overlay=$2 fake=${3:-} dir started
+        [ -n "${DEBIAN_ROOT:-}" ] || vm_debian_root
+        started=$(date +%s%N)
+        dir=$(mktemp -d "$TMP/debian-root.XXXXXX")
+        tar -C "$dir" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
+        [ -z "$overlay" ] || cp -a "$overlay/." "$dir/"
+        rm -f "$out"
+        ${fake:+env E2FSPROGS_FAKE_TIME=$fake} mke2fs -q -F -t ext4 -L debian -d "$dir" "$out" "$VM_DEBIAN_DISK_SIZE" >/dev/null ||
+                fail "mke2fs -d $dir $out failed"
+        rm -rf "$dir"
+        DISK_MS=$((($(date +%s%N) - started) / 1000000))
+}
+
+# vm_debian_test_unit OVERLAY NAME [UNIT-LINE...] <SCRIPT: adds to the tree OVERLAY a oneshot
+# unit NAME.service, enabled in multi-user.target, that runs SCRIPT (/bin/sh, read from stdin)
+# with its output on the serial console; each UNIT-LINE (After=..., DefaultDependencies=no, ...)
+# goes into its [Unit] section
+vm_debian_test_unit() {
+        local overlay=$1 name=$2
+        shift 2
+        mkdir -p "$overlay/usr/local/libexec" "$overlay/etc/systemd/system/multi-user.target.wants"
+        cat >"$overlay/usr/local/libexec/$name"
+        chmod 755 "$overlay/usr/local/libexec/$name"
+        {
+                echo "[Unit]"
+                echo "Description=clockfix test: $name"
+                printf '%s\n' "$@"
+                printf '\n[Service]\nType=oneshot\nRemainAfterExit=yes\n'
+                printf 'ExecStart=/bin/sh /usr/local/libexec/%s\n' "$name"
+                printf 'StandardOutput=tty\nStandardError=inherit\nTTYPath=/dev/console\n'
+                printf '\n[Install]\nWantedBy=multi-user.target\n'
+        } >"$overlay/etc/systemd/system/$name.service"
+        ln -sfn "../$name.service" "$overlay/etc/systemd/system/multi-user.target.wants/$name.service"
+}
+
+# vm_debian_initramfs OUT [SOURCE:PATH...]: a busybox initramfs (vm_busybox_initramfs) whose
+# /init loads the virtio block and ext4 drivers, mounts root= (/dev/vda) read-only at /root, as
+# a distribution's initramfs leaves it for systemd-fsck-root and systemd-remount-fs, and
+# switches root to systemd; each SOURCE file of the host goes in at PATH. The read-only mount
+# replays a dirty journal (the kernel does, read-only or not) before anything in the root runs.
+# rootflags= adds mount options (noload leaves the journal alone, but then the filesystem is
+# inconsistent and the remount read-write fails into errors=remount-ro).
+vm_debian_initramfs() {
+        local out=$1 m extra=()
+        shift
+        [ -n "${KROOT:-}" ] || vm_kernel
+        cat >"$TMP/debian-init" <<'INIT'
+#!/bin/busybox sh
+# /init of the Debian guest: the drivers, the root read-only at /root, then systemd.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+# virtio (from vm_busybox_initramfs), then ext4 with crc32c_generic (crc32c-intel fails under
+# emulation: no SSE4.2).
+cat /modules /modules.ext4 | while read -r m; do insmod "$m" 2>/dev/null; done
+echo "CLOCKFIX-TEST initrd_clock=$(date +%s)"
+root=/dev/vda flags=ro
+for arg in $(cat /proc/cmdline); do
+        case "$arg" in
+        root=/dev/*) root=${arg#root=} ;;
+        rootflags=*) flags=ro,${arg#rootflags=} ;;
+        esac
+done
+i=0
+while [ ! -b "$root" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+done
+if ! mount -t ext4 -o "$flags" "$root" /root; then
+        echo "CLOCKFIX-TEST initrd_error=mount"
+        reboot -f
+fi
+echo "CLOCKFIX-TEST initrd_root=ro"
+mount --move /dev /root/dev
+mount --move /sys /root/sys
+mount --move /proc /root/proc
+exec switch_root /root /sbin/init "$@"
+INIT
+        for m in $(vm_modules ext4 crc32c_generic); do
+                echo "/$m"
+                extra+=("$KROOT/$m:/$m")
+        done >"$TMP/debian-modules.ext4"
+        vm_busybox_initramfs "$out" "$TMP/debian-init" "$TMP/debian-modules.ext4:/modules.ext4" "${extra[@]}" "$@"
+}
+
+# vm_debian_qemu NAME INITRD DISK APPEND [QEMU-ARGS...]: sets VM_DEBIAN_CMD to the QEMU command
+# line of a boot: a PC with 2 CPUs and 512 MiB, DISK as virtio /dev/vda, no network, the serial
+# console on stdout, the RTC dead at 2000-01-01 (unless QEMU-ARGS hold an -rtc of their own), the
+# kernel told to mount nothing itself (root=/dev/vda ro) and to give systemd ttyS0, and power-off
+# ending QEMU
+vm_debian_qemu() {
+        local name=$1 initrd=$2 disk=$3 append=$4 rtc=(-rtc base=2000-01-01T00:00:00,clock=vm) a
+        shift 4
+        for a in "$@"; do
+                [ "$a" != -rtc ] || rtc=()
+        done
+        [ -n "${KERNEL:-}" ] || vm_kernel
+        VM_DEBIAN_CMD=(qemu-system-x86_64 -M pc -smp 2 -m 512M -nographic -nic none -no-reboot
+                -pidfile "$TMP/$name.pid" -kernel "$KERNEL" -initrd "$initrd"
+                -append "console=ttyS0 panic=-1 reboot=t root=/dev/vda ro $append"
+                -drive "file=$disk,format=raw,if=virtio" "${rtc[@]}" "$@")
+}
+
+# vm_debian_hung NAME: whether the boot just made (CONSOLE, BOOT_MS) hung before the initramfs
+# mounted the root, with the disk untouched: the early-boot hang of software emulation that
+# vm_boot retries too. A guest that hung later has written to its disk and is not retried.
+vm_debian_hung() {
+        if grep -aq "CLOCKFIX-TEST initrd_root=" <<<"$CONSOLE" || [ "$BOOT_MS" -lt $((VM_DEBIAN_TIMEOUT * 1000)) ]; then
+                return 1
+        fi
+        echo "$1: the guest hung for $VM_DEBIAN_TIMEOUT s before mounting its root; booting it again" >&2
+        cp "$TMP/$1.console" "$TMP/$1.hung.console"
+}
+
+# vm_debian_finished NAME: fails, with the end of the console, unless the guest of the boot just
+# made said "CLOCKFIX-TEST done=1"
+vm_debian_finished() {
+        [ "$(marker done)" == 1 ] || { vm_dump "$1"; fail "$1: the guest did not finish (${BOOT_MS:-?} ms)"; }
+}
+
+# vm_debian_boot NAME INITRD DISK APPEND [QEMU-ARGS...]: boots the Debian guest until it powers
+# off (or VM_DEBIAN_TIMEOUT); the serial console goes to $TMP/NAME.console and CONSOLE, the wall
+# time from QEMU's start to its end to BOOT_MS
+vm_debian_boot() {
+        local name=$1 started try
+        vm_debian_qemu "$@"
+        for try in 1 2 3; do
+                started=$(date +%s%N)
+                timeout "$VM_DEBIAN_TIMEOUT" "${VM_DEBIAN_CMD[@]}" </dev/null >"$TMP/$name.console" 2>&1 || true
+                BOOT_MS=$((($(date +%s%N) - started) / 1000000))
+                CONSOLE=$(tr -d '\r' <"$TMP/$name.console")
+                vm_debian_hung "$name" || break
+        done
+}
+
+# vm_debian_boot_cut NAME INITRD DISK APPEND MARKER [QEMU-ARGS...]: boots the Debian guest and
+# cuts its power the moment a console line contains MARKER: QEMU is killed with SIGKILL, nothing
+# is flushed or unmounted, and DISK holds what a power cut leaves. Sets CONSOLE, BOOT_MS (QEMU's
+# start to the cut) and CUT (1 if MARKER came, "" if the guest ended or hung first)
+vm_debian_boot_cut() {
+        local name=$1 marker=$5 started try tpid
+        vm_debian_qemu "$1" "$2" "$3" "$4" "${@:6}"
+        for try in 1 2 3; do
+                CUT=""
+                rm -f "$TMP/$name.pid"
+                started=$(date +%s%N)
+                # timeout bounds a hung guest; QEMU's pid file names the process to kill. (In a
+                # subshell that outlives it: bash says "Killed" of a job killed by a signal.)
+                (timeout -s KILL "$VM_DEBIAN_TIMEOUT" "${VM_DEBIAN_CMD[@]}" </dev/null >"$TMP/$name.console" 2>&1 || exit 0) 2>/dev/null &
+                tpid=$!
+                while kill -0 "$tpid" 2>/dev/null; do
+                        if [ -s "$TMP/$name.pid" ] && grep -aqF -- "$marker" "$TMP/$name.console"; then
+                                kill -KILL "$(cat "$TMP/$name.pid")"
+                                CUT=1
+                                break
+                        fi
+                        sleep 0.05
+                done
+                wait "$tpid" || true
+                BOOT_MS=$((($(date +%s%N) - started) / 1000000))
+                CONSOLE=$(tr -d '\r' <"$TMP/$name.console")
+                [ -n "$CUT" ] && break
+                vm_debian_hung "$name" || break
+        done
+}

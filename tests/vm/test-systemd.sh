@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# clockfix.service in a whole Debian 12 systemd boot (QEMU, a dead RTC at 2000-01-01), installed
+# with `meson install` into a debootstrapped root:
+# 1. It sets the clock to just after the disk's newest time before systemd-fsck-root.service,
+#    systemd-remount-fs.service and time-set.target; once a default route appears it starts the
+#    NTP unit of /etc/clockfix.conf over D-Bus; that unit plays an NTP client (steps the clock an
+#    hour forward, marks the kernel synchronised); the daemon logs the correction in a structured
+#    journal entry and exits 0.
+# 2. The guest writes a file every second and loses power: the next boot's clock is within
+#    seconds of the moment the power went.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/vm/lib.sh"
+. "$SRCDIR/tests/vm/debian.sh"
+: "${NTP_PLAY:?run through meson test}"
+
+MESSAGE_ID=56e30c5a17be4318aa6b9584b7e12d7e
+STEP=3600
+
+vm_kernel
+vm_debian_root
+vm_debian_initramfs "$TMP/initrd.gz"
+
+# The disk's newest time: a week after clockfix's floor (its build time), so later than both the
+# dead RTC and the clock systemd starts from (its own build time, 2026-04-27 for Debian 12's 252).
+floor=$(date -u -d "$("$CLOCKFIX" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
+written=$((floor + 7 * 86400))
+
+overlay=$TMP/overlay
+mkdir -p "$overlay/usr/local/bin"
+DESTDIR=$overlay meson install -C "$BUILDDIR" --no-rebuild --quiet >/dev/null
+unit=$(cd "$overlay" && find . -name clockfix.service -path '*/system/*' | sed 's|^\.||')
+[ -n "$unit" ] || fail "meson install put no clockfix.service in $overlay"
+mkdir -p "$overlay/etc/systemd/system/sysinit.target.wants"
+ln -s "$unit" "$overlay/etc/systemd/system/sysinit.target.wants/clockfix.service"
+[ -d "$overlay/var/lib/clockfix" ] || fail "meson install made no /var/lib/clockfix"
+# Debian 12's root is merged (/lib is usr/lib): what went to /lib goes to /usr/lib.
+if [ -d "$overlay/lib" ] && [ ! -L "$overlay/lib" ]; then
+        mkdir -p "$overlay/usr/lib"
+        cp -a "$overlay/lib/." "$overlay/usr/lib/"
+        rm -rf "$overlay/lib"
+fi
+cp "$NTP_PLAY" "$overlay/usr/local/bin/ntp-play"
+# The configuration file where this build reads it (/usr/local/etc for a /usr/local prefix).
+conf=$("$CLOCKFIX" --help | sed -n 's/.*read settings from FILE instead of \(.*\)$/\1/p')
+[ -f "$overlay$conf" ] || fail "meson install put no $conf"
+printf 'ntp-unit = clockfix-test-ntp.service\n' >"$overlay$conf"
+
+# The NTP client clockfix starts (not enabled: only clockfix starts it). Not after a power cut.
+cat >"$overlay/etc/systemd/system/clockfix-test-ntp.service" <<UNIT
+[Unit]
+Description=clockfix test: an NTP client that steps the clock $STEP s and marks it synchronised
+ConditionKernelCommandLine=!clockfix.test
+[Service]
+Type=oneshot
+ExecStart=/usr/local/bin/ntp-play $STEP
+StandardOutput=tty
+TTYPath=/dev/console
+UNIT
+
+# The network: a default route, a few seconds into multi-user.
+vm_debian_test_unit "$overlay" clockfix-test-net <<'SH'
+sleep 3
+echo "CLOCKFIX-TEST route_at=$(cut -d' ' -f1 /proc/uptime)"
+ip route add default dev lo
+SH
+
+# What the guest reports, by the test of the kernel command line.
+vm_debian_test_unit "$overlay" clockfix-test-report "After=clockfix-test-net.service" <<'SH'
+mode=normal
+case " $(cat /proc/cmdline) " in *" clockfix.test=cut "*) mode=cut ;; *" clockfix.test=after-cut "*) mode=after-cut ;; esac
+say() { echo "CLOCKFIX-TEST $*"; }
+mono() { systemctl show -P "$2" "$1"; }
+case $mode in
+normal)
+        # Until the daemon is done with NTP (at most a minute).
+        i=0
+        while [ "$(systemctl show -P SubState clockfix.service)" = running ] && [ $i -lt 120 ]; do
+                sleep 0.5
+                i=$((i + 1))
+        done
+        say clockfix_result=$(mono clockfix.service Result)
+        say clockfix_status=$(mono clockfix.service ExecMainStatus)
+        say clockfix_state=$(mono clockfix.service ActiveState)
+        say clockfix_ready=$(mono clockfix.service ActiveEnterTimestampMonotonic)
+        say clockfix_exec=$(mono clockfix.service ExecMainStartTimestampMonotonic)
+        say fsck_start=$(mono systemd-fsck-root.service InactiveExitTimestampMonotonic)
+        say remount_start=$(mono systemd-remount-fs.service InactiveExitTimestampMonotonic)
+        say time_set=$(mono time-set.target ActiveEnterTimestampMonotonic)
+        say ntp_result=$(mono clockfix-test-ntp.service Result)
+        journalctl -b -o short-monotonic --no-pager -u clockfix.service -u systemd-fsck-root.service \
+                -u systemd-remount-fs.service -u time-set.target -u clockfix-test-ntp.service | sed 's/^/JOURNAL /'
+        journalctl -b -o export --no-pager MESSAGE_ID=56e30c5a17be4318aa6b9584b7e12d7e |
+                grep -a '^CLOCKFIX_' | sed 's/^/CLOCKFIX-TEST /'
+        ;;
+cut)
+        # A machine at work: a write every second, each on disk (fsync), until the power goes.
+        for i in 1 2 3 4 5 6 7 8; do
+                date +%s >>/var/tmp/alive
+                sync /var/tmp/alive
+                say alive=$(date +%s)
+                sleep 1
+        done
+        say cut=1
+        sleep 600
+        ;;
+after-cut)
+        set_to=$(journalctl -b -o cat --no-pager -u clockfix.service |
+                sed -n 's/^Clock moved forward from [^ ]* to \([^ ]*\) .* from \([^ ]*\) of .*/\1 \2/p' | head -n 1)
+        say set_to=$(date -u -d "${set_to% *}" +%s)
+        say set_from=${set_to#* }
+        journalctl -b -o short-monotonic --no-pager -u clockfix.service | sed 's/^/JOURNAL /'
+        ;;
+esac
+say done=1
+systemctl --no-block poweroff
+SH
+
+vm_debian_disk "$TMP/root.img" "$overlay" "$written"
+
+############################################################################
+# 1. The boot, the hand-over to NTP.
+vm_debian_boot systemd "$TMP/initrd.gz" "$TMP/root.img" ""
+vm_debian_finished systemd
+echo "systemd boot: $BOOT_MS ms"
+grep -a '^JOURNAL ' <<<"$CONSOLE" | sed 's/^JOURNAL /  | /'
+
+assert_eq "$(marker clockfix_state) $(marker clockfix_result) $(marker clockfix_status)" "inactive success 0" \
+        "clockfix.service exited 0"
+ready=$(marker clockfix_ready)
+[ "${ready:-0}" -gt 0 ] || fail "clockfix.service never became active (READY=1)"
+for m in fsck_start remount_start time_set; do
+        t=$(marker "$m")
+        [ "${t:-0}" -gt 0 ] || { vm_dump systemd; fail "no $m in the guest"; }
+        [ "$ready" -le "$t" ] || fail "clockfix was ready at $ready µs, after $m at $t µs"
+done
+echo "clockfix ready at $((ready / 1000)) ms of boot; fsck of / at $(($(marker fsck_start) / 1000)) ms," \
+        "remount at $(($(marker remount_start) / 1000)) ms, time-set.target at $(($(marker time_set) / 1000)) ms"
+
+journal=$(grep -a '^JOURNAL ' <<<"$CONSOLE")
+iso=$(date -u -d "@$((written + 1))" +%Y-%m-%dT%H:%M:%SZ)
+assert_match "$journal" "clockfix\[[0-9]+\]: Clock moved forward from 2026-04-27T[0-9:]+Z to $iso \(\+[0-9 a-z]+\) from superblock:[a-z_]+ of /dev/vda" \
+        "clockfix set the clock to just after the disk's time"
+assert_match "$journal" "Network is up: default route dev lo" "the daemon saw the route"
+assert_match "$journal" "Started clockfix-test-ntp.service" "the daemon started the NTP unit over D-Bus"
+assert_eq "$(marker ntp_result)" success "the NTP unit ran"
+[ -n "$(marker ntp_to)" ] || fail "the NTP unit did not step the clock"
+
+# The structured entry: the source, and NTP's correction: the hour of the step, give or take the
+# time the NTP unit took between reading the clock and setting it.
+assert_eq "$(marker CLOCKFIX_SOURCE)" "$(grep -ao 'from superblock:[a-z_]*' <<<"$journal" | head -n 1 | cut -d' ' -f2)" "CLOCKFIX_SOURCE"
+assert_eq "$(marker CLOCKFIX_DEVICE)" /dev/vda "CLOCKFIX_DEVICE"
+assert_eq "$(marker CLOCKFIX_ACTION)" set "CLOCKFIX_ACTION"
+assert_eq "$(marker CLOCKFIX_SYNC_SIGNAL)" kernel "CLOCKFIX_SYNC_SIGNAL"
+correction=$(marker CLOCKFIX_CORRECTION_USEC)
+error=$(marker CLOCKFIX_ESTIMATE_ERROR_USEC)
+[ -n "$correction" ] && [ "$correction" -gt $(((STEP - 1) * 1000000)) ] && [ "$correction" -lt $(((STEP + 1) * 1000000)) ] ||
+        fail "CLOCKFIX_CORRECTION_USEC=$correction, expected about $((STEP * 1000000))"
+assert_eq "$error" "$((-correction))" "CLOCKFIX_ESTIMATE_ERROR_USEC"
+echo "NTP corrected clockfix's estimate by $correction µs (the step: $STEP s)"
+
+############################################################################
+# 2. A power cut while the guest writes, then the next boot.
+vm_debian_boot_cut cut "$TMP/initrd.gz" "$TMP/root.img" "clockfix.test=cut" "CLOCKFIX-TEST cut=1"
+[ "$CUT" == 1 ] || { vm_dump cut; fail "the guest did not reach the power cut"; }
+went=$(marker alive)
+echo "power cut at guest time $went, $BOOT_MS ms into the boot"
+
+vm_debian_boot after-cut "$TMP/initrd.gz" "$TMP/root.img" "clockfix.test=after-cut"
+vm_debian_finished after-cut
+grep -a '^JOURNAL ' <<<"$CONSOLE" | sed 's/^JOURNAL /  | /'
+set_to=$(marker set_to)
+[ -n "$set_to" ] && [ "$set_to" -ge $((went - 5)) ] && [ "$set_to" -le $((went + 5)) ] ||
+        fail "after the power cut at $went the clock was set to ${set_to:-nothing}, not within 5 s"
+assert_eq "$(marker set_from)" journal:last_commit "after the power cut: the source"
+echo "after the power cut: clock set to $set_to from $(marker set_from), $((set_to - went)) s from the moment the power went"
+echo ok
