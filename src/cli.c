@@ -32,6 +32,7 @@ static void help(void)
                "  set                  move the clock forward to just after the newest plausible time\n"
                "  daemon               set, tell systemd (READY=1), then wait for the network and\n"
                "                       NTP, log how far off the estimate was, keep the stamp fresh\n"
+               "  stamp                touch /var/lib/clockfix/clock now (the daemon's stamp file)\n"
                "\n"
                "Options:\n"
                "  -d, --device=PATH    read this block device or image file (repeatable);\n"
@@ -226,6 +227,8 @@ static int setting_parse(
                         *ret_hint = seconds_hint;
                         return *ret_reason = r == -ERANGE ? "out of range" : "not a number of seconds", r;
                 }
+                if (s == SETTING_SAVE_INTERVAL && t > 0 && t < USEC_PER_SEC)
+                        return *ret_reason = "below 1 s (0: never)", -ERANGE;
                 if (s == SETTING_WAIT)
                         o->wait = t;
                 else if (s == SETTING_MARGIN)
@@ -462,9 +465,11 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         o.command = COMMAND_SET;
                 else if (strcmp(argv[optind], "daemon") == 0)
                         o.command = COMMAND_DAEMON;
+                else if (strcmp(argv[optind], "stamp") == 0)
+                        o.command = COMMAND_STAMP;
                 else
                         r = log_error_errno(EINVAL,
-                                "Unknown command \"%s\": use status, set or daemon (see --help)",
+                                "Unknown command \"%s\": use status, set, daemon or stamp (see --help)",
                                 argv[optind]);
                 if (r == 0 && optind + 1 < argc)
                         r = log_error_errno(
@@ -473,7 +478,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
 
         if (r == 0 && o.json && o.command != COMMAND_STATUS)
                 r = log_error_errno(EINVAL, "--json applies to status only");
-        if (r == 0 && o.dry_run && o.command == COMMAND_STATUS)
+        if (r == 0 && o.dry_run && o.command != COMMAND_SET && o.command != COMMAND_DAEMON)
                 r = log_error_errno(
                         EINVAL, "--dry-run applies to set and daemon only (status never changes anything)");
         if (r == 0 && o.have_now && o.command == COMMAND_SET && !o.dry_run)
@@ -615,7 +620,7 @@ static int config_file(struct options *o)
 }
 
 /* The policy of DESIGN.md §3 from the options. 0, or -EINVAL after logging. */
-static int make_policy(const struct options *o, struct policy *ret)
+static int make_policy(const struct options *o, int level, struct policy *ret)
 {
         struct policy p = {
                 .floor = o->have_not_before ? o->not_before : (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC,
@@ -634,11 +639,11 @@ static int make_policy(const struct options *o, struct policy *ret)
         case 0:
                 break;
         case -EINVAL:
-                return log_error_errno(EINVAL, "--not-after %s is before the floor %s (%s)",
+                return log_internal(level, EINVAL, "--not-after %s is before the floor %s (%s)",
                         format_iso(a, p.not_after), format_iso(b, p.floor),
                         o->have_not_before ? "--not-before" : "build time");
         default:
-                return log_error_errno(EINVAL, "--margin is too large for --not-after");
+                return log_internal(level, EINVAL, "--margin is too large for --not-after");
         }
         *ret = p;
         return 0;
@@ -809,10 +814,13 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
                 .device = d->winner ? d->winner->device : NULL,
                 .stepped = stepped,
                 .before = before,
+                .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
                 .realtime = clock_now(),
                 .boottime = clock_boottime(),
         };
 
+        if (start.target == 0)
+                start.target = start.realtime; /* no estimate: the clock stands for it */
         return handoff_run(&config, &start) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -829,6 +837,15 @@ int cli_main(int argc, char *argv[])
         if (r != 0)
                 return r > 0 ? EXIT_OK : r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         log_set_max_level(o.log_level);
+        const unsigned cli_given = o.given; /* what the options set, before the other origins add theirs */
+
+        if (o.command == COMMAND_STAMP) {
+                r = stamp_save(stamp_path(STAMP_CLOCKFIX));
+                if (r < 0)
+                        log_error_errno(r, "Cannot touch %s: %m", stamp_path(STAMP_CLOCKFIX));
+                options_done(&o);
+                return r < 0 ? EXIT_FAIL : EXIT_OK;
+        }
 
         if (o.boot) {
                 r = boot_parameters(&o);
@@ -839,6 +856,8 @@ int cli_main(int argc, char *argv[])
                 if (r > 0) {
                         log_info(
                                 "Turned off by clockfix=0 on the kernel command line: the clock is left alone");
+                        if (o.command == COMMAND_DAEMON)
+                                handoff_ready("Turned off by clockfix=0 on the kernel command line");
                         options_done(&o);
                         return EXIT_OK;
                 }
@@ -850,9 +869,25 @@ int cli_main(int argc, char *argv[])
                 return r == -ENOMEM ? (log_error_errno(r, "Out of memory"), EXIT_FAIL) : EXIT_USAGE;
         }
 
-        if (make_policy(&o, &policy) < 0) {
-                options_done(&o);
-                return EXIT_USAGE;
+        /*
+         * A policy that does not hold together is a usage error when the options made it; when the
+         * kernel command line or the file did, it is warned about and the defaults are used: nothing
+         * read there may fail a boot.
+         */
+        const unsigned policy_settings = 1u << SETTING_MARGIN | 1u << SETTING_NOT_BEFORE |
+                1u << SETTING_NOT_AFTER;
+        if (make_policy(&o, (cli_given & policy_settings) ? LOG_ERR : LOG_WARNING, &policy) < 0) {
+                if (!(cli_given & policy_settings)) {
+                        log_warning(
+                                "Ignoring margin, not-before and not-after of the kernel command line and %s",
+                                o.config_path);
+                        o.margin = MARGIN_DEFAULT;
+                        o.have_not_before = o.have_not_after = false;
+                }
+                if ((cli_given & policy_settings) || make_policy(&o, LOG_ERR, &policy) < 0) {
+                        options_done(&o);
+                        return EXIT_USAGE;
+                }
         }
 
         struct gather_config config = {

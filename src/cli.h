@@ -20,6 +20,7 @@ enum command {
         COMMAND_STATUS,
         COMMAND_SET,
         COMMAND_DAEMON,
+        COMMAND_STAMP,
 };
 
 /* How often the daemon may refresh its stamp file when nothing else writes (15 min). */

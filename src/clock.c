@@ -98,10 +98,13 @@ int clock_watch_read(int fd)
                 else if (errno != EAGAIN)
                         return -errno;
         }
-        /* An absolute expiry far away, cancelled when anyone sets the clock: it never fires by itself. */
+        /*
+         * An absolute expiry a year away, cancelled when anyone sets the clock; should it expire, it is
+         * set again (a year fits a 32-bit time_t until 2037; a century would not).
+         */
         if (clock_gettime(CLOCK_REALTIME, &now) < 0)
                 return -errno;
-        struct itimerspec far = { .it_value = { .tv_sec = now.tv_sec + (time_t)100 * 366 * 86400 } };
+        struct itimerspec far = { .it_value = { .tv_sec = now.tv_sec + (time_t)366 * 86400 } };
         if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) < 0)
                 return -errno;
         return stepped;

@@ -25,6 +25,9 @@
 /* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
 #define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
 
+/* The unit that touches the stamp when our own sandbox cannot (see save_through_unit()). */
+#define SAVE_UNIT "clockfix-stamp.service"
+
 /* Where journald takes structured entries. */
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
@@ -38,6 +41,14 @@ int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_
         usec_t expected = s->realtime + (boottime >= s->boottime ? boottime - s->boottime : 0);
 
         return realtime >= expected ? (int64_t)(realtime - expected) : -(int64_t)(expected - realtime);
+}
+
+int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction)
+{
+        /* The estimate was target when the clock read realtime; the truth then: realtime + correction. */
+        int64_t ahead = s->target >= s->realtime ? (int64_t)(s->target - s->realtime)
+                                                 : -(int64_t)(s->realtime - s->target);
+        return ahead - correction;
 }
 
 bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now)
@@ -67,7 +78,10 @@ struct daemon {
         bool have_sd;
         bool network_up;
         bool synchronized;
-        bool gave_up;              /* --timeout passed without synchronisation */
+        bool gave_up;     /* --timeout passed without synchronisation */
+        bool ntp_pending; /* the NTP unit is to be started again */
+        bool warned_no_dir;
+        bool warned_read_only;
         struct stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
         bool have_written;
@@ -76,8 +90,8 @@ struct daemon {
 
 static void notify(struct daemon *d, const char *state)
 {
-        if (d->have_sd)
-                (void)sd_notify_state(state);
+        (void)d;
+        (void)sd_notify_state(state);
 }
 
 static void notify_status(struct daemon *d, const char *status)
@@ -116,21 +130,21 @@ static void report_synchronized(struct daemon *d, const char *how)
 {
         usec_t real = clock_now(), boot = clock_boottime();
         int64_t correction = handoff_correction(d->s, real, boot);
-        char source[512], by[SECONDS_MAX + 1], after[SECONDS_MAX], message[1024], status[600];
+        int64_t error = handoff_estimate_error(d->s, correction);
+        char source[512], by[SECONDS_MAX + 1], off[SECONDS_MAX + 1], after[SECONDS_MAX], message[1200],
+                status[600];
 
         describe_source(d->s, source, sizeof(source));
         format_signed(by, correction);
+        format_signed(off, error);
         format_seconds(after, boot - d->s->boottime);
         snprintf(message, sizeof(message),
-                "Clock synchronised by NTP (%s) %s s after clockfix %s: NTP corrected it by %s s (the estimate "
-                "from %s was %s)",
-                how, after, d->s->stepped ? "set it" : "started (it left the clock alone)", by, source,
-                correction > 0           ? "behind"
-                        : correction < 0 ? "ahead"
-                                         : "exact");
+                "Clock synchronised by NTP (%s) %s s after clockfix %s: NTP corrected the clock by %s s; the "
+                "estimate from %s was %s s off",
+                how, after, d->s->stepped ? "set it" : "started (it left the clock alone)", by, source, off);
 
-        char f[10][1100];
-        struct iovec iov[10];
+        char f[11][1300];
+        struct iovec iov[11];
         size_t n = 0;
         snprintf(f[n++], sizeof(f[0]), "MESSAGE=%s", message);
         snprintf(f[n++], sizeof(f[0]), "MESSAGE_ID=%s", MESSAGE_ID_SYNCHRONIZED);
@@ -138,8 +152,9 @@ static void report_synchronized(struct daemon *d, const char *how)
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SOURCE=%s", d->s->source ? d->s->source : "none");
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_DEVICE=%s", d->s->device ? d->s->device : "");
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ACTION=%s", d->s->stepped ? "set" : "none");
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_USEC=%" PRIu64, d->s->target);
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_CORRECTION_USEC=%" PRId64, correction);
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64, -correction);
+        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64, error);
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_WAIT_USEC=%" PRIu64, boot - d->s->boottime);
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_SIGNAL=%s", how);
         for (size_t i = 0; i < n; i++)
@@ -152,9 +167,9 @@ static void report_synchronized(struct daemon *d, const char *how)
         if (!d->have_sd || access(JOURNAL_SOCKET, W_OK) < 0 || sd_journal_fields(iov, n) < 0)
                 log_notice("%s [CLOCKFIX_CORRECTION_USEC=%" PRId64 " CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64
                            "]",
-                        message, correction, -correction);
+                        message, correction, error);
 
-        snprintf(status, sizeof(status), "Synchronised by NTP, which corrected the estimate by %s s%s", by,
+        snprintf(status, sizeof(status), "Synchronised by NTP, which corrected the clock by %s s%s", by,
                 d->c->stay ? "; keeping the stamp file fresh" : "");
         notify_status(d, status);
 }
@@ -174,31 +189,84 @@ static bool check_synchronized(struct daemon *d)
         return true;
 }
 
-static void network_up(struct daemon *d, const struct default_route *route)
+/*
+ * Starts the NTP unit, once the network is up. Early in boot the system bus may not be there yet:
+ * then it is tried again, at the pace of the checks for synchronisation.
+ */
+static void start_ntp_unit(struct daemon *d)
 {
-        char ifname[IF_NAMESIZE] = "", reason[256], status[300];
+        char reason[256], status[300];
         int r;
 
-        if (route->ifindex > 0 && !if_indextoname((unsigned)route->ifindex, ifname))
-                snprintf(ifname, sizeof(ifname), "#%d", route->ifindex);
-        log_info("Network is up: default route%s%s%s%s", route->gateway[0] ? " via " : "", route->gateway,
-                ifname[0] ? " dev " : "", ifname);
-        d->network_up = true;
-
-        if (d->c->ntp_unit && d->c->dry_run)
+        d->ntp_pending = false;
+        if (d->c->dry_run)
                 log_notice("Would start %s; --dry-run: not started", d->c->ntp_unit);
-        else if (d->c->ntp_unit && !d->have_sd)
+        else if (!d->have_sd)
                 log_warning("Cannot start %s: no libsystemd", d->c->ntp_unit);
-        else if (d->c->ntp_unit && (r = sd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0)
-                log_warning_errno(r, "Cannot start %s: %s", d->c->ntp_unit, reason);
-        else if (d->c->ntp_unit)
+        else if ((r = sd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0) {
+                log_warning_errno(r, "Cannot start %s: %s; trying again", d->c->ntp_unit, reason);
+                d->ntp_pending = true;
+                return;
+        } else
                 log_info("Started %s", d->c->ntp_unit);
-
         if (!d->synchronized) {
-                snprintf(status, sizeof(status), "Network is up; waiting for NTP%s%s",
-                        d->c->ntp_unit ? " from " : "", d->c->ntp_unit ? d->c->ntp_unit : "");
+                snprintf(status, sizeof(status), "Network is up; waiting for NTP from %s", d->c->ntp_unit);
                 notify_status(d, status);
         }
+}
+
+static void network_up(struct daemon *d, const struct default_route *route)
+{
+        char ifname[IF_NAMESIZE] = "";
+
+        if (route) {
+                if (route->ifindex > 0 && !if_indextoname((unsigned)route->ifindex, ifname))
+                        snprintf(ifname, sizeof(ifname), "#%d", route->ifindex);
+                log_info("Network is up: default route%s%s%s%s", route->gateway[0] ? " via " : "",
+                        route->gateway, ifname[0] ? " dev " : "", ifname);
+        }
+        d->network_up = true;
+        if (d->c->ntp_unit)
+                start_ntp_unit(d);
+        else if (!d->synchronized)
+                notify_status(d, "Network is up; waiting for NTP");
+}
+
+/* The stamp's mtime in ns, or 0. */
+static uint64_t stamp_mtime(const char *path)
+{
+        struct stat st;
+
+        if (stat(path, &st) < 0)
+                return 0;
+        return (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+}
+
+/*
+ * The stamp through SAVE_UNIT, in a sandbox of its own made now. Ours was made
+ * when clockfix.service started, before systemd-remount-fs.service, while /
+ * was mounted read-only; a mount namespace keeps each mount's read-only flag
+ * as it was copied, so / stays read-only in it for good. Waits up to 5 s for
+ * the new mtime, so that the counter read next includes our own write.
+ * Returns 0 or -errno.
+ */
+static int save_through_unit(struct daemon *d)
+{
+        uint64_t before = stamp_mtime(d->c->stamp_path);
+        char reason[256];
+        int r;
+
+        if (!d->have_sd)
+                return -EROFS;
+        r = sd_start_unit(SAVE_UNIT, reason, sizeof(reason));
+        if (r < 0)
+                return log_warning_errno(r, "Cannot start %s: %s", SAVE_UNIT, reason);
+        for (int i = 0; i < 50; i++) {
+                if (stamp_mtime(d->c->stamp_path) != before)
+                        return 0;
+                usleep(100000);
+        }
+        return log_warning_errno(ETIMEDOUT, "%s did not touch %s within 5 s", SAVE_UNIT, d->c->stamp_path);
 }
 
 /* Refreshes the stamp file, and takes the counter after our own write as the next baseline. */
@@ -211,19 +279,30 @@ static void save_stamp(struct daemon *d, const char *why)
                 return;
         }
         r = stamp_save(d->c->stamp_path);
-        if (r == -EROFS)
-                log_debug("Not touching %s (%s): the filesystem is read-only", d->c->stamp_path, why);
-        else if (r < 0)
+        if (r == -EROFS && (r = save_through_unit(d)) == 0)
+                log_debug("Touched %s (%s) through %s", d->c->stamp_path, why, SAVE_UNIT);
+        else if (r == -EROFS) {
+                log_internal(d->warned_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
+                        "Not touching %s (%s): the filesystem is read-only", d->c->stamp_path, why);
+                d->warned_read_only = true;
+        } else if (r < 0)
                 log_warning_errno(r, "Cannot touch %s: %m", d->c->stamp_path);
         else
                 log_debug("Touched %s (%s)", d->c->stamp_path, why);
         d->have_written = fs_written_kbytes(d->c->stamp_path, &d->written) == 0;
 }
 
+static bool stamp_dir_ready(struct daemon *d);
+
 static void consider_save(struct daemon *d)
 {
         uint64_t now = 0;
-        int r = fs_written_kbytes(d->c->stamp_path, &now);
+        int r;
+
+        /* Checked each time: a /var of its own may be mounted after the daemon started. */
+        if (!stamp_dir_ready(d))
+                return;
+        r = fs_written_kbytes(d->c->stamp_path, &now);
 
         if (handoff_save_due(d->have_written, d->written, r, now))
                 save_stamp(d, r < 0 ? "not ext4: every interval" : "no other write in the interval");
@@ -236,10 +315,10 @@ static void consider_save(struct daemon *d)
 }
 
 /* Whether the stamp file's directory is there: it belongs to the package, clockfix does not make it. */
-static bool stamp_dir_ready(const char *path)
+static bool stamp_dir_ready(struct daemon *d)
 {
+        const char *path = d->c->stamp_path, *slash = strrchr(path, '/');
         char dir[PATH_MAX];
-        const char *slash = strrchr(path, '/');
         struct stat st;
 
         if (!slash || (size_t)(slash - path) >= sizeof(dir))
@@ -248,9 +327,11 @@ static bool stamp_dir_ready(const char *path)
         dir[slash - path] = '\0';
         if (stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode))
                 return true;
-        log_warning(
-                "%s is not a directory: the stamp file is not kept (create it, or use --save-interval 0)",
-                dir);
+        if (!d->warned_no_dir)
+                log_warning("%s is not a directory: the stamp file is not kept (create it, or use "
+                            "--save-interval 0)",
+                        dir);
+        d->warned_no_dir = true;
         return false;
 }
 
@@ -270,17 +351,41 @@ static usec_t min_usec(usec_t a, usec_t b)
         return a < b ? a : b;
 }
 
+/* a + b, or USEC_INFINITY ("never") when that overflows. */
+static usec_t add_usec(usec_t a, usec_t b)
+{
+        return a > USEC_INFINITY - b ? USEC_INFINITY : a + b;
+}
+
+void handoff_ready(const char *status)
+{
+        const char *reason;
+        char state[600];
+
+        (void)sd_load(&reason);
+        snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
+        (void)sd_notify_state(state);
+}
+
 int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
 {
         struct daemon d = { .c = c, .s = s };
         const char *reason = NULL;
         sigset_t mask;
         int sig_fd = -1, route_fd = -1, clock_fd = -1, r = 0;
-        char source[512], status[700];
+        char source[512], status[700], state[800];
+
+        /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
+                (sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+                r = log_error_errno(errno, "Cannot watch for signals: %m");
 
         d.have_sd = sd_load(&reason) == 0;
-        if (!d.have_sd && getenv("NOTIFY_SOCKET"))
-                log_warning("Cannot tell systemd that the clock is set: %s", reason);
+        if (!d.have_sd)
+                log_debug("No libsystemd: %s", reason);
 
         describe_source(s, source, sizeof(source));
         if (!s->source)
@@ -292,18 +397,11 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
         } else
                 snprintf(status, sizeof(status),
                         "Clock left alone, already past %s; waiting for the network and NTP", source);
-        char state[800];
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
         notify(&d, state);
-
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
-                (sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-                r = log_error_errno(errno, "Cannot watch for signals: %m");
+        if (r < 0)
                 goto out;
-        }
+
         if (stat(c->timesync_flag, &d.flag_at_start) == 0)
                 d.flag_was_there = true;
 
@@ -318,21 +416,24 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
         }
 
         route_fd = route_watch_open();
-        if (route_fd < 0)
+        if (route_fd < 0) {
                 log_warning_errno(
                         route_fd, "Cannot watch the routes (rtnetlink): %m; not waiting for the network");
+                network_up(&d, NULL);
+        }
         clock_fd = clock_watch_open();
         if (clock_fd < 0)
                 log_warning_errno(clock_fd, "Cannot watch for clock steps (timerfd): %m; polling only");
-        bool saving = c->save_interval > 0 && stamp_dir_ready(c->stamp_path);
+
+        bool saving = c->save_interval > 0;
         /* The baseline: the first interval tells whether anything else writes. */
-        if (saving)
+        if (saving && stamp_dir_ready(&d))
                 d.have_written = fs_written_kbytes(c->stamp_path, &d.written) == 0;
 
         usec_t start = clock_boottime(), check_every = CHECK_FIRST;
         usec_t next_check = start + check_every;
-        usec_t next_save = saving ? start + c->save_interval : USEC_INFINITY;
-        usec_t deadline = c->timeout > 0 ? start + c->timeout : USEC_INFINITY;
+        usec_t next_save = saving ? add_usec(start, c->save_interval) : USEC_INFINITY;
+        usec_t deadline = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
 
         for (;;) {
                 struct pollfd p[3] = {
@@ -341,10 +442,13 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         { .fd = clock_fd, .events = POLLIN },
                 };
                 usec_t now = clock_boottime();
-                bool waiting = !d.synchronized && !d.gave_up;
-                usec_t wake = min_usec(next_save, waiting ? min_usec(next_check, deadline) : USEC_INFINITY);
+                /* Synchronisation is looked for until it comes, --timeout or not (with --stay). */
+                bool checking = !d.synchronized || d.ntp_pending;
+                usec_t wake = min_usec(next_save,
+                        min_usec(checking ? next_check : USEC_INFINITY,
+                                d.gave_up ? USEC_INFINITY : deadline));
 
-                if (!waiting && !c->stay)
+                if ((d.synchronized || d.gave_up) && !c->stay && !d.ntp_pending)
                         break;
                 if (poll(p, 3, until(wake, now)) < 0 && errno != EINTR) {
                         r = log_error_errno(errno, "poll: %m");
@@ -357,7 +461,7 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         if (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
                                 log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
                                 notify(&d, "STOPPING=1");
-                                if (saving)
+                                if (saving && stamp_dir_ready(&d))
                                         save_stamp(&d, "at stop");
                                 break;
                         }
@@ -368,11 +472,10 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         if (r < 0)
                                 log_warning_errno(r,
                                         "Cannot read the routes (rtnetlink): %m; not waiting for the network");
-                        else if (r > 0)
-                                network_up(&d, &route);
                         if (r != 0) {
                                 close(route_fd);
                                 route_fd = -1;
+                                network_up(&d, r > 0 ? &route : NULL);
                                 check_every = CHECK_FIRST;
                                 next_check = now;
                         }
@@ -386,25 +489,26 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         check_every = CHECK_FIRST;
                 }
 
-                if (waiting && now >= next_check) {
-                        if (!check_synchronized(&d)) {
+                if (checking && now >= next_check) {
+                        if (d.ntp_pending)
+                                start_ntp_unit(&d);
+                        if (!check_synchronized(&d) || d.ntp_pending) {
                                 check_every = min_usec(check_every * 2, CHECK_MAX);
                                 next_check = now + check_every;
                         }
                 }
-                if (waiting && !d.synchronized && now >= deadline) {
+                if (!d.synchronized && !d.gave_up && now >= deadline) {
                         char t[SECONDS_MAX];
                         log_notice("No NTP synchronisation within %s s (--timeout)%s",
                                 format_seconds(t, c->timeout),
                                 c->stay ? ": keeping the stamp file fresh" : ": stopping");
                         notify_status(&d, "No NTP synchronisation within the timeout");
-                        if (!c->stay)
-                                break;
                         d.gave_up = true;
+                        d.ntp_pending = false;
                 }
                 if (now >= next_save) {
                         consider_save(&d);
-                        next_save = now + c->save_interval;
+                        next_save = add_usec(now, c->save_interval);
                 }
         }
 out:

@@ -30,6 +30,7 @@ struct handoff_start {
         const char *device; /* its device, or NULL */
         bool stepped;       /* clockfix set the clock (else it was already later) */
         usec_t before;      /* when it set it: the clock just before */
+        usec_t target;      /* the estimate plus the margin: what it set or would set (else realtime) */
         usec_t realtime;    /* the clock right after set ... */
         usec_t boottime;    /* ... and CLOCK_BOOTTIME then */
 };
@@ -40,12 +41,23 @@ struct handoff_start {
  */
 int handoff_run(const struct handoff_config *c, const struct handoff_start *s);
 
+/* Tells systemd the service is ready, with status, when the daemon stops before handoff_run(). */
+void handoff_ready(const char *status);
+
 /*
  * Pure: how far NTP moved the clock since the start: the clock now, minus
  * where it would be had nobody touched it since (start + elapsed boot time).
  * Positive when the estimate was behind the true time.
  */
 int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime);
+
+/*
+ * Pure: how far clockfix's estimate (s->target) was from the true time,
+ * given NTP's correction: positive when it was ahead. When clockfix set the
+ * clock that is minus the correction; when the clock was already later, the
+ * estimate's own error, not the clock's.
+ */
+int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction);
 
 /*
  * Pure: whether to refresh the stamp, given the filesystem's write counter at

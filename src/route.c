@@ -108,7 +108,10 @@ int route_read(int fd, struct default_route *ret)
         int found = 0;
 
         for (;;) {
-                ssize_t n = recv(fd, u.buf, sizeof(u.buf), 0);
+                struct sockaddr_nl from = { 0 };
+                socklen_t from_len = sizeof(from);
+                ssize_t n = recvfrom(
+                        fd, u.buf, sizeof(u.buf), MSG_TRUNC, (struct sockaddr *)&from, &from_len);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -124,6 +127,9 @@ int route_read(int fd, struct default_route *ret)
                         return -errno;
                 if (n == 0)
                         return found;
+                /* Only the kernel speaks for the routing table: any process may send to this socket. */
+                if (from.nl_pid != 0 || (size_t)n > sizeof(u.buf))
+                        continue;
                 int len = (int)n; /* int, as the NLMSG_ macros expect */
                 for (const struct nlmsghdr *h = &u.h; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
                         if (!found && route_message_is_default(h, h->nlmsg_len, ret))

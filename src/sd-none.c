@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* sd: a static build has no libsystemd to load: the daemon says so and `set` is unaffected */
+/* sd: a static build has no libsystemd: readiness by hand, messages on stderr, no D-Bus */
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "sd.h"
 
@@ -11,10 +17,34 @@ int sd_load(const char **ret_reason)
         return -EOPNOTSUPP;
 }
 
+/*
+ * The notification protocol itself, without libsystemd: one datagram to the
+ * socket in $NOTIFY_SOCKET (a path, or '@' for the abstract namespace), so a
+ * static daemon still tells systemd it is ready.
+ */
 int sd_notify_state(const char *state)
 {
-        (void)state;
-        return -EOPNOTSUPP;
+        const char *e = getenv("NOTIFY_SOCKET");
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        size_t n;
+        int fd, r = 1;
+
+        if (!e || !*e)
+                return 0;
+        n = strlen(e);
+        if ((e[0] != '/' && e[0] != '@') || n >= sizeof(sa.sun_path))
+                return -EINVAL;
+        memcpy(sa.sun_path, e, n);
+        if (sa.sun_path[0] == '@')
+                sa.sun_path[0] = '\0';
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+                    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) < 0)
+                r = -errno;
+        close(fd);
+        return r;
 }
 
 int sd_journal_fields(const struct iovec *fields, size_t n)

@@ -78,6 +78,20 @@ assert_match "$ERR" "Ignoring $TMP/bad.conf:7: ntp-unit = chrony service: not a 
 assert_eq "$(jqo '[.margin_usec, .estimate] | map(tostring) | join(" ")')" "1000000 1800000000" \
         "bad file: defaults kept, good lines applied"
 
+# A policy that does not hold together: an error from the options, defaults from the file.
+printf 'not-after = 2020-01-01\nmargin = 5\n' >"$TMP/policy.conf"
+cf status --json --config "$TMP/policy.conf" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$RC" 0 "not-after before the floor, from the file: exit"
+assert_match "$ERR" "^<4>clockfix: --not-after 2020-01-01T00:00:00Z is before the floor" "from the file: warned"
+assert_match "$ERR" "Ignoring margin, not-before and not-after of the kernel command line and $TMP/policy.conf" \
+        "from the file: defaults"
+assert_eq "$(jqo .margin_usec)" 1000000 "from the file: the default margin"
+cf status --config "$TMP/policy.conf" --device "$TMP/a.img" --not-after 2020-01-01
+assert_eq "$RC" 2 "not-after before the floor, from the options: exit"
+cf daemon --dry-run --config /dev/null --device "$TMP/a.img" --save-interval 0.5
+assert_eq "$RC" 2 "--save-interval 0.5: exit"
+assert_match "$ERR" "save-interval: below 1 s \(0: never\) \"0.5\"" "--save-interval 0.5: message"
+
 # A file named with --config must be there; the same errors on the command line are usage errors.
 cf status --config "$TMP/missing.conf" --device "$TMP/a.img"
 assert_eq "$RC" 2 "missing --config: exit"

@@ -34,7 +34,7 @@ usage 'Unknown option --bogus \(see --help\)' --bogus
 usage 'Unknown option -x \(see --help\)' -x status
 usage 'Option --json takes no value \(see --help\)' --json=1
 usage 'Option --dry-run takes no value' set --dry-run=yes
-usage 'Unknown command "fix": use status, set or daemon' fix
+usage 'Unknown command "fix": use status, set, daemon or stamp' fix
 usage 'Unexpected argument "extra"' status extra
 usage 'Option --device needs a value' --device
 usage '--device: empty path' --device ''

@@ -37,6 +37,23 @@ echo "systemd-analyze security: $score"
 assert_eq "$(prop CapabilityBoundingSet)" CAP_SYS_TIME "the one capability"
 assert_eq "$(prop RestrictAddressFamilies)" "AF_UNIX AF_NETLINK" "the socket families"
 
+# The unit that touches the stamp for the daemon, whose sandbox keeps / read-only: verified, started
+# only by the daemon (no [Install]), after the root is writable, and sandboxed tighter still.
+stamp_unit=$BUILDDIR/systemd/clockfix-stamp.service
+sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$stamp_unit" >"$TMP/units/clockfix-stamp.service"
+out=$(systemd-analyze verify "$TMP/units/clockfix-stamp.service" 2>&1) || fail "verify (stamp unit) failed: $out"
+assert_eq "$out" "" "systemd-analyze verify says nothing of the stamp unit"
+sprop() { sed -n "s/^$1=//p" "$stamp_unit"; }
+assert_match "$(sprop ExecStart)" "^/.*/clockfix stamp$" "stamp unit: ExecStart"
+assert_eq "$(sprop After)" systemd-remount-fs.service "stamp unit: After"
+assert_eq "$(sprop CapabilityBoundingSet)" "" "stamp unit: no capability"
+grep -q '^\[Install\]' "$stamp_unit" && fail "the stamp unit must not be enabled by itself"
+grep -q "SAVE_UNIT \"$(basename "$stamp_unit")\"" "$SRCDIR/src/handoff.c" || fail "the daemon starts another unit"
+out=$(systemd-analyze security --offline=true --no-pager "$TMP/units/clockfix-stamp.service" 2>&1)
+score=$(sed -n 's/.*Overall exposure level for clockfix-stamp.service: \([0-9.]*\) .*/\1/p' <<<"$out")
+awk -v s="$score" 'BEGIN { exit !(s < 1) }' || fail "stamp unit: exposure level $score"
+echo "systemd-analyze security (stamp unit): $score"
+
 # dracut's unit for the systemd initrd: after the root device, before it is checked or mounted.
 initrd=$SRCDIR/initramfs/dracut/90clockfix/clockfix-initrd.service
 sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$initrd" >"$TMP/units/clockfix-initrd.service"

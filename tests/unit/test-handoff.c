@@ -30,6 +30,19 @@ static void test_correction(void)
         check_int(handoff_correction(&s, S(1796000000), S(1)), 0);
 }
 
+static void test_estimate_error(void)
+{
+        /* clockfix set the clock to its estimate: the error is minus NTP's correction. */
+        struct handoff_start set = { .realtime = S(1796000000), .boottime = S(5), .target = S(1796000000) };
+        check_int(handoff_estimate_error(&set, (int64_t)S(3600)), -(int64_t)S(3600));
+        check_int(handoff_estimate_error(&set, -250000), 250000);
+        /* The clock was a day ahead of the estimate and right: the estimate was a day behind. */
+        struct handoff_start none = { .realtime = S(1796086400), .boottime = S(5), .target = S(1796000000) };
+        check_int(handoff_estimate_error(&none, 0), -(int64_t)S(86400));
+        /* ... and NTP moved it 10 s back: the estimate was a day less 10 s behind. */
+        check_int(handoff_estimate_error(&none, -(int64_t)S(10)), -(int64_t)S(86390));
+}
+
 static void test_save_due(void)
 {
         /* The first look only takes the baseline. */
@@ -165,6 +178,7 @@ static void test_conf(void)
 int main(void)
 {
         test_correction();
+        test_estimate_error();
         test_save_due();
         test_route();
         test_conf();
