@@ -814,6 +814,7 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
                 .device = d->winner ? d->winner->device : NULL,
                 .stepped = stepped,
                 .before = before,
+                .would_set = o->dry_run && d->action == ACTION_SET,
                 .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
                 .realtime = clock_now(),
                 .boottime = clock_boottime(),

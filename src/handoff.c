@@ -45,6 +45,9 @@ int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_
 
 int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction)
 {
+        /* The clock was set to the estimate: the clock's error was the estimate's. */
+        if (s->stepped)
+                return -correction;
         /* The estimate was target when the clock read realtime; the truth then: realtime + correction. */
         int64_t ahead = s->target >= s->realtime ? (int64_t)(s->target - s->realtime)
                                                  : -(int64_t)(s->realtime - s->target);
@@ -394,7 +397,10 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 char by[DURATION_MAX];
                 snprintf(status, sizeof(status), "Clock set %s from %s; waiting for the network and NTP",
                         format_duration(by, s->before, s->realtime), source);
-        } else
+        } else if (s->would_set)
+                snprintf(status, sizeof(status),
+                        "Dry run: the clock would be set from %s; waiting for the network and NTP", source);
+        else
                 snprintf(status, sizeof(status),
                         "Clock left alone, already past %s; waiting for the network and NTP", source);
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);

@@ -29,6 +29,7 @@ struct handoff_start {
         const char *source; /* the winning source ("journal:last_commit"), "build", or NULL if none */
         const char *device; /* its device, or NULL */
         bool stepped;       /* clockfix set the clock (else it was already later) */
+        bool would_set;     /* --dry-run: it would have set it */
         usec_t before;      /* when it set it: the clock just before */
         usec_t target;      /* the estimate plus the margin: what it set or would set (else realtime) */
         usec_t realtime;    /* the clock right after set ... */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
@@ -12,12 +13,18 @@
 
 #include "sd.h"
 
+/* Where systemd (PID 1) answers D-Bus calls from root without a bus daemon. */
+#define SYSTEMD_PRIVATE_SOCKET "/run/systemd/private"
+
 /* The functions we call, with the types of their prototypes, so the compiler checks each call. */
 static struct {
         bool loaded;
         typeof(sd_notify) *notify;
         typeof(sd_journal_sendv) *journal_sendv;
         typeof(sd_bus_open_system) *bus_open_system;
+        typeof(sd_bus_new) *bus_new;
+        typeof(sd_bus_set_address) *bus_set_address;
+        typeof(sd_bus_start) *bus_start;
         typeof(sd_bus_call_method) *bus_call_method;
         typeof(sd_bus_error_free) *bus_error_free;
         typeof(sd_bus_message_unref) *bus_message_unref;
@@ -39,6 +46,9 @@ int sd_load(const char **ret_reason)
         if (!(sd.notify = (typeof(sd.notify))dlsym(dl, "sd_notify")) ||
                 !(sd.journal_sendv = (typeof(sd.journal_sendv))dlsym(dl, "sd_journal_sendv")) ||
                 !(sd.bus_open_system = (typeof(sd.bus_open_system))dlsym(dl, "sd_bus_open_system")) ||
+                !(sd.bus_new = (typeof(sd.bus_new))dlsym(dl, "sd_bus_new")) ||
+                !(sd.bus_set_address = (typeof(sd.bus_set_address))dlsym(dl, "sd_bus_set_address")) ||
+                !(sd.bus_start = (typeof(sd.bus_start))dlsym(dl, "sd_bus_start")) ||
                 !(sd.bus_call_method = (typeof(sd.bus_call_method))dlsym(dl, "sd_bus_call_method")) ||
                 !(sd.bus_error_free = (typeof(sd.bus_error_free))dlsym(dl, "sd_bus_error_free")) ||
                 !(sd.bus_message_unref = (typeof(sd.bus_message_unref))dlsym(dl, "sd_bus_message_unref")) ||
@@ -75,9 +85,20 @@ int sd_start_unit(const char *unit, char *reason, size_t size)
 
         if (!sd.loaded)
                 return -EOPNOTSUPP;
-        r = sd.bus_open_system(&bus);
+        /*
+         * systemd's own socket first, as systemctl does for root: it is there before the system bus
+         * starts at boot and after it stops at shutdown, the two times the daemon needs it most.
+         */
+        r = geteuid() == 0 ? sd.bus_new(&bus) : -EPERM;
+        if (r >= 0 && (r = sd.bus_set_address(bus, "unix:path=" SYSTEMD_PRIVATE_SOCKET)) >= 0)
+                r = sd.bus_start(bus);
         if (r < 0) {
-                snprintf(reason, size, "cannot connect to the system bus");
+                bus = sd.bus_flush_close_unref(bus);
+                r = sd.bus_open_system(&bus);
+        }
+        if (r < 0) {
+                snprintf(reason, size, "cannot connect to systemd (%s) or the system bus",
+                        SYSTEMD_PRIVATE_SOCKET);
                 return r;
         }
         r = sd.bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",

@@ -33,7 +33,9 @@ static void test_correction(void)
 static void test_estimate_error(void)
 {
         /* clockfix set the clock to its estimate: the error is minus NTP's correction. */
-        struct handoff_start set = { .realtime = S(1796000000), .boottime = S(5), .target = S(1796000000) };
+        struct handoff_start set = {
+                .stepped = true, .realtime = S(1796000000) + 1500, .boottime = S(5), .target = S(1796000000)
+        };
         check_int(handoff_estimate_error(&set, (int64_t)S(3600)), -(int64_t)S(3600));
         check_int(handoff_estimate_error(&set, -250000), 250000);
         /* The clock was a day ahead of the estimate and right: the estimate was a day behind. */

@@ -109,12 +109,7 @@ after-cut)
                 sed -n 's/^Clock moved forward from [^ ]* to \([^ ]*\) .* from \([^ ]*\) of .*/\1 \2/p' | head -n 1)
         say set_to=$(date -u -d "${set_to% *}" +%s)
         say set_from=${set_to#* }
-        # Stopped as at shutdown: the daemon touches its stamp, through clockfix-stamp.service (its own
-        # sandbox has / read-only, as it was when it started).
-        systemctl stop clockfix.service
-        say stamp=$(stat -c %Y /var/lib/clockfix/clock)
-        say stamp_result=$(systemctl show -P Result clockfix-stamp.service)
-        ls -la --full-time /var/lib/clockfix | sed 's/^/JOURNAL /'
+        say stamp_before=$(stat -c %Y /var/lib/clockfix/clock 2>/dev/null || echo none)
         journalctl -b -o short-monotonic --no-pager -u clockfix.service | sed 's/^/JOURNAL /'
         ;;
 esac
@@ -162,10 +157,8 @@ correction=$(marker CLOCKFIX_CORRECTION_USEC)
 error=$(marker CLOCKFIX_ESTIMATE_ERROR_USEC)
 [ -n "$correction" ] && [ "$correction" -gt $(((STEP - 1) * 1000000)) ] && [ "$correction" -lt $(((STEP + 1) * 1000000)) ] ||
         fail "CLOCKFIX_CORRECTION_USEC=$correction, expected about $((STEP * 1000000))"
-# clockfix set the clock to its estimate: the estimate's error is minus the correction (to the µs
-# between setting the clock and reading it).
-[ -n "$error" ] && [ $((error + correction)) -gt -1000 ] && [ $((error + correction)) -lt 1000 ] ||
-        fail "CLOCKFIX_ESTIMATE_ERROR_USEC=$error, expected about $((-correction))"
+# clockfix set the clock to its estimate: the estimate's error is minus the correction.
+assert_eq "$error" "$((-correction))" "CLOCKFIX_ESTIMATE_ERROR_USEC"
 echo "NTP corrected clockfix's estimate by $correction µs (the step: $STEP s)"
 
 ############################################################################
@@ -184,10 +177,10 @@ set_to=$(marker set_to)
 assert_eq "$(marker set_from)" journal:last_commit "after the power cut: the source"
 echo "after the power cut: clock set to $set_to from $(marker set_from), $((set_to - went)) s from the moment the power went"
 
-# The daemon was still waiting for NTP when stopped: it had its stamp touched, and the stamp is on
-# disk after the power-off.
-assert_eq "$(marker stamp_result)" success "clockfix-stamp.service ran"
-[ "$(marker stamp)" -ge "$set_to" ] || fail "the stamp reads $(marker stamp) in the guest, before $set_to"
+# The daemon was still waiting for NTP at the power-off: stopped, it had its stamp touched (through
+# clockfix-stamp.service: its own sandbox keeps / read-only, as it was when it started), and the
+# stamp is on the disk.
+assert_eq "$(marker stamp_before)" none "no stamp before the first stop"
 "$CLOCKFIX" status --json --config /dev/null --device "$TMP/root.img" >"$TMP/status.json" || true
 saved=$(jq -r '.sources[] | select(.source == "file:/var/lib/clockfix/clock") | .time' "$TMP/status.json")
 [ -n "$saved" ] && [ "$saved" -ge "$set_to" ] && [ "$saved" -le $((set_to + 300)) ] ||
