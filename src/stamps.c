@@ -14,6 +14,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "stamps.h"
+#include "superblock.h"
 
 /* fake-hwclock.data holds one line; anything much longer is not it. */
 #define FAKE_HWCLOCK_MAX 64
@@ -71,22 +72,6 @@ int parse_fake_hwclock(const char *text, size_t size, usec_t *ret)
         line[n] = '\0';
         /* fake-hwclock writes `date -u '+%Y-%m-%d %H:%M:%S'`; parse_time() takes that form and no zone. */
         return parse_time(line, ret);
-}
-
-static int errcode_to_errno(errcode_t e)
-{
-        if (e > 0 && e < 4096)
-                return -(int)e;
-        switch (e) {
-        case EXT2_ET_FILE_NOT_FOUND:
-                return -ENOENT;
-        case EXT2_ET_NO_DIRECTORY:
-                return -ENOTDIR;
-        case EXT2_ET_SYMLINK_LOOP:
-                return -ELOOP;
-        default:
-                return -EIO;
-        }
 }
 
 static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)

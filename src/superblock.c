@@ -38,7 +38,7 @@ static uint64_t tstamp(uint32_t lo, uint8_t hi)
         return (uint64_t)lo | (uint64_t)hi << 32;
 }
 
-static int errcode_to_errno(errcode_t e)
+int errcode_to_errno(long e)
 {
         /* The Unix I/O manager passes system errors through as plain errno values. */
         if (e > 0 && e < 4096)
@@ -56,6 +56,12 @@ static int errcode_to_errno(errcode_t e)
         case EXT2_ET_RO_UNSUPP_FEATURE:
         case EXT2_ET_REV_TOO_HIGH:
                 return -EOPNOTSUPP;
+        case EXT2_ET_FILE_NOT_FOUND:
+                return -ENOENT;
+        case EXT2_ET_NO_DIRECTORY:
+                return -ENOTDIR;
+        case EXT2_ET_SYMLINK_LOOP:
+                return -ELOOP;
         default:
                 return -EIO;
         }

@@ -66,3 +66,11 @@ struct struct_ext2_filsys;
 int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
         struct struct_ext2_filsys **ret_fs);
 void superblock_close(struct struct_ext2_filsys *fs);
+
+/*
+ * A libext2fs error code as a negative errno: system errors as they are; a
+ * bad magic -EMEDIUMTYPE, a corrupt superblock -EUCLEAN, unknown features
+ * -EOPNOTSUPP, a short read -ENODATA; a name not found -ENOENT, not a
+ * directory -ENOTDIR, a symbolic link loop -ELOOP; anything else -EIO.
+ */
+int errcode_to_errno(long e);
