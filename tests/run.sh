@@ -1,17 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test suite on a fresh Debian 12 machine, as root: installs what the build and the
-# tests need, builds with warnings as errors in build-test/, and runs every suite.
+# tests need, builds with warnings as errors in build-test/, and runs every suite; then builds
+# again in build-asan/ with AddressSanitizer and UndefinedBehaviorSanitizer and runs every suite
+# but the VM boots there (any invalid access, leak or undefined behaviour fails the test that
+# met it); then fuzzes each fuzz target for FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh).
+# Arguments go to the first `meson test` (a suite, a test), and then the other two are left out.
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
 install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 
-if [ -d build-test ]; then
-        meson setup --wipe build-test -Dwerror=true
-else
-        meson setup build-test -Dwerror=true
-fi
+# setup DIR OPTION...: a fresh meson build directory
+setup() {
+        local dir=$1
+        shift
+        if [ -d "$dir" ]; then
+                meson setup --wipe "$dir" -Dwerror=true "$@"
+        else
+                meson setup "$dir" -Dwerror=true "$@"
+        fi
+}
+
+setup build-test
 meson compile -C build-test
 meson test -C build-test --print-errorlogs "$@"
+[ $# -eq 0 ] || exit 0
+
+setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+meson compile -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+        meson test -C build-asan --print-errorlogs --no-suite vm
+
+bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"

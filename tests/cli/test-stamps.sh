@@ -61,7 +61,8 @@ assert_eq "$(src file:/var/lib/systemd/timesync/clock .time)" $((1796100000 + (1
 
 # The filesystem that is the mounted / (as when an admin runs clockfix status): the stamp files are
 # read with stat(), which sees what the page cache has and the disk not yet. A chroot into the
-# loop-mounted image makes it / for clockfix; /usr and /dev come from the host, bound read-only.
+# loop-mounted image makes it / for clockfix; /usr, /dev and /proc come from the host, bound
+# read-only.
 [ "$(id -u)" == 0 ] || fail "needs root to mount and chroot (CI runs as root)"
 image "$TMP/live.img"
 attach "$TMP/live.img"
@@ -75,7 +76,7 @@ unmount_all() {
         umount "$ROOT" 2>/dev/null || true
 }
 trap 'unmount_all; cleanup' EXIT
-for d in usr dev; do
+for d in usr dev proc; do
         mkdir -p "$ROOT/$d"
         mount --bind -o ro "/$d" "$ROOT/$d"
         binds+=("$ROOT/$d")

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fuzz-jbd2: the journal search on any bytes: the input is a journal of
+ * 1024-byte blocks (the superblock first), read through the same callback
+ * as a real one; blocks past its end read as an I/O error. Whatever the
+ * bytes, the search ends within its budget and reports only commits that it
+ * read.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "jbd2.h"
+
+#define BLOCK 1024u
+
+struct input {
+        const uint8_t *data;
+        size_t blocks;
+        unsigned reads;
+};
+
+static int read_block(void *userdata, uint64_t block, void *buf)
+{
+        struct input *in = userdata;
+
+        in->reads++;
+        if (block >= in->blocks)
+                return -EIO;
+        memcpy(buf, in->data + block * BLOCK, BLOCK);
+        return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        struct input in = { .data = data, .blocks = size / BLOCK };
+        const struct policy window = {
+                .floor = (usec_t)1600000000 * USEC_PER_SEC,
+                .not_after = (usec_t)2600000000 * USEC_PER_SEC,
+                .margin = USEC_PER_SEC,
+        };
+        struct jbd2_source src = {
+                .read = read_block,
+                .userdata = &in,
+                .sb_block = 0,
+                .blocksize = BLOCK,
+                /* The device may claim more blocks than there are: the reads past the end fail. */
+                .max_blocks = in.blocks + (size % BLOCK),
+                .fast_commit = size % 2,
+        };
+        struct jbd2_report r;
+        const char *reason = NULL;
+        unsigned budget = 64;
+
+        if (jbd2_find_commit(&src, &window, budget, &r, &reason) < 0) {
+                FUZZ_CHECK(reason != NULL);
+                return 0;
+        }
+        /* The journal superblock's read is not counted in the budget; every other read is. */
+        FUZZ_CHECK(r.blocks_read <= budget);
+        FUZZ_CHECK(in.reads <= budget + 1);
+        if (r.newest.found)
+                FUZZ_CHECK(r.newest.block < r.maxlen);
+        if (r.best.found) {
+                FUZZ_CHECK(r.newest.found);
+                FUZZ_CHECK(r.best.time >= window.floor && r.best.time <= window.not_after);
+        }
+        return 0;
+}

@@ -1,0 +1,10 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# replay.sh TARGET DIR...: runs a fuzz target (built with driver.c) once on every file in the
+# directories: the seed corpus and the inputs that once made a target crash. Any crash fails.
+set -euo pipefail
+target=$1
+shift
+mapfile -t inputs < <(find "$@" -type f 2>/dev/null | sort)
+[ ${#inputs[@]} -gt 0 ] || { echo "FAIL: no input in $*" >&2; exit 1; }
+"$target" "${inputs[@]}"

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tests/fuzz/run.sh [SECONDS] [TARGET...]: builds the fuzz targets for libFuzzer (clang, with
+# AddressSanitizer and UndefinedBehaviorSanitizer) in build-fuzz/ and fuzzes each for SECONDS
+# (default 60), starting from its seed corpus (corpus/TARGET/) and the inputs of crashes once
+# found (regressions/TARGET/). The corpus grows in build-fuzz/corpus/, not in the source tree.
+# A crash, a leak, undefined behaviour or a broken FUZZ_CHECK fails the run; the input is then in
+# build-fuzz/: copy it to regressions/TARGET/ once fixed, and the unit suite replays it always.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(jbd2 cmdline conf time decide)
+
+if [ ! -f build-fuzz/build.ninja ]; then
+        CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+fi
+meson compile -C build-fuzz $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}") >/dev/null
+
+status=0
+for t in "${targets[@]}"; do
+        mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
+        echo "fuzz-$t: $seconds s"
+        if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/fuzz-$t" \
+                -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+                -artifact_prefix="build-fuzz/crashes/$t/" "build-fuzz/corpus/$t" \
+                "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" >"build-fuzz/fuzz-$t.log" 2>&1; then
+                echo "FAIL: fuzz-$t: $(grep -m1 -E 'ERROR|does not hold|runtime error' "build-fuzz/fuzz-$t.log" || tail -n 1 "build-fuzz/fuzz-$t.log")" >&2
+                ls "build-fuzz/crashes/$t" >&2
+                status=1
+        fi
+        grep -E '^stat::(number_of_executed_units|new_units_added)|cov: ' "build-fuzz/fuzz-$t.log" | tail -n 3 | sed 's/^/  /'
+done
+exit $status
