@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Hostile journals in real images (mke2fs, then tests/jbd2-write for a log, then single fields
+# of the journal superblock or map overwritten with dd): each run is bounded in time, never
+# crashes, leaves the image byte-identical (cf), says in one warning what is wrong with the
+# journal, and falls back to the superblock's times with exit 0; or, with times no one can
+# use, passes them over. Also the largest time a superblock holds, plus a margin of years.
+. "$SRCDIR/tests/lib.sh"
+: "${JBD2_WRITE:?run through meson test}"
+
+T0=1790000000     # mkfs, and the superblock's times
+T=$((T0 + 86400)) # the commits of the log
+POLICY=(--not-before 2026-01-01 --now 2000-01-01 --config /dev/null)
+
+# fresh IMG: ext4 without metadata_csum (so that a changed field is not caught by a checksum first),
+# 1 KiB blocks, a dirty log of 40 commits from T
+fresh() {
+        mkimg "$1" "$T0" 8M -t ext4 -b 1024 -O ^metadata_csum
+        "$JBD2_WRITE" "$1" --dirty --txn "$T:1:40:5" >/dev/null
+}
+
+# poke IMG JOURNAL-BLOCK OFFSET VALUE: writes VALUE as a big-endian 32-bit number at OFFSET of
+# journal block JOURNAL-BLOCK (0: the journal superblock), found through the journal inode's map
+poke() {
+        local img=$1 block=$2 off=$3 v=$4 phys
+        phys=$(debugfs -R "bmap <8> $block" "$img" 2>/dev/null)
+        printf "\\x$(printf %02x $((v >> 24 & 255)))\\x$(printf %02x $((v >> 16 & 255)))\\x$(printf %02x $((v >> 8 & 255)))\\x$(printf %02x $((v & 255)))" |
+                dd of="$img" bs=1 seek=$((phys * 1024 + off)) conv=notrunc status=none
+}
+
+# run NAME IMG: clockfix status --json on IMG, within 10 s
+run() {
+        local started
+        started=$(date +%s%N)
+        cf status --json --device "$2" "${POLICY[@]}"
+        local ms=$((($(date +%s%N) - started) / 1000000))
+        [ "$ms" -lt 10000 ] || fail "$1: took $ms ms"
+        [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "$1: exit $RC: $ERR"
+}
+
+# falls_back NAME IMG REGEX: the journal is not used, for REGEX (in the report, and in the one
+# warning of set), and the superblock's times are
+falls_back() {
+        assert_eq "$RC" 0 "$1: exit"
+        assert_match "$(jqo '.devices[0].journal.error')" "$3" "$1: the report"
+        assert_match "$(jqo .source)" "^superblock:" "$1: the superblock's times"
+        assert_eq "$(jqo .estimate)" "$T0" "$1: estimate"
+        cf set --dry-run --device "$2" "${POLICY[@]}"
+        assert_eq "$RC" 0 "$1: set --dry-run: exit"
+        assert_match "$ERR" "journal not used: $3" "$1: the warning"
+        assert_eq "$(grep -c 'journal not used' <<<"$ERR")" 1 "$1: one warning: $ERR"
+}
+
+img=$TMP/j.img
+fresh "$img"
+run sane "$img"
+assert_eq "$(jqo .source)" journal:last_commit "sane: the journal wins"
+assert_eq "$(jqo .estimate)" $((T + 39 * 5)) "sane: the newest commit"
+
+# Journal superblock fields out of range (s_blocksize at 0x0c, s_maxlen at 0x10, s_first at 0x14,
+# s_start at 0x1c).
+fresh "$img"
+poke "$img" 0 12 0
+run "s_blocksize 0" "$img"
+falls_back "s_blocksize 0" "$img" "journal block size differs from the filesystem's"
+
+fresh "$img"
+poke "$img" 0 16 0
+run "s_maxlen 0" "$img"
+falls_back "s_maxlen 0" "$img" "journal superblock gives a log of impossible size"
+
+fresh "$img"
+poke "$img" 0 16 $((1024 * 64))
+run "s_maxlen beyond the inode" "$img"
+falls_back "s_maxlen beyond the inode" "$img" "journal superblock claims more blocks than the journal has"
+
+fresh "$img"
+poke "$img" 0 20 1024
+run "s_first = s_maxlen" "$img"
+falls_back "s_first = s_maxlen" "$img" "journal superblock gives a log of impossible size"
+
+fresh "$img"
+poke "$img" 0 28 5000
+run "s_start outside the log" "$img"
+falls_back "s_start outside the log" "$img" "journal superblock puts the start of the log outside it"
+
+# A descriptor whose tags claim more blocks than the journal holds: the first descriptor's block
+# count is what the tags say; make the log's second transaction claim the whole journal by
+# rewriting its first tag's flags to "not last" and leaving garbage after it.
+fresh "$img"
+for b in 4 5 6 7; do poke "$img" "$b" 0 0xc03b3998; poke "$img" "$b" 4 1; poke "$img" "$b" 8 2; done
+run "descriptors everywhere" "$img"
+[ "$RC" -eq 0 ] || fail "descriptors everywhere: exit $RC"
+
+# A loop: every block of the log a descriptor of the same transaction, pointing at the next.
+fresh "$img"
+for b in $(seq 1 60); do poke "$img" "$b" 0 0xc03b3998; poke "$img" "$b" 4 1; poke "$img" "$b" 8 1; done
+run "a loop of descriptors" "$img"
+[ "$RC" -eq 0 ] || fail "a loop: exit $RC"
+assert_match "$(jqo .source)" "^superblock:" "a loop: the superblock's times"
+
+# Commit times near 2^63 (and 2^64 - 1): implausible, never a wrap-around to a small time.
+for sec in 9223372036854775807 18446744073709551615; do
+        mkimg "$img" "$T0" 8M -t ext4 -b 1024 -O ^metadata_csum
+        "$JBD2_WRITE" "$img" --dirty --txn "$T:1:10:5" --txn "$sec:1:3:0" >/dev/null
+        run "commit at $sec" "$img"
+        assert_eq "$RC" 0 "commit at $sec: exit"
+        assert_eq "$(jqo .source)" journal:last_commit "commit at $sec: the plausible commits win"
+        assert_eq "$(jqo .estimate)" $((T + 45)) "commit at $sec: the newest plausible commit"
+done
+
+# The journal inode's map pointing outside the device (the superblock's copy of it and the inode
+# both): the journal is not used, the superblock is.
+mkimg "$img" "$T0" 8M -t ext3 -b 1024
+"$JBD2_WRITE" "$img" --dirty --txn "$T:1:10:5" >/dev/null
+stamp "$img" "$T0" "sif <8> block[0] 99999999" "ssv jnl_blocks[0] 99999999"
+run "journal map outside the device" "$img"
+falls_back "journal map outside the device" "$img" ".*"
+
+# Times that overflow when the margin is added: the largest a superblock can hold (2^40 - 1 s: 32
+# bits and the _hi byte, at 0x275 for the last mount), with a margin of three years: the target
+# is the sum, and a not-after at the end of time that leaves no room for the margin is refused.
+mkimg "$img" "$T0" 8M -t ext4 -O ^metadata_csum
+stamp "$img" "$T0" "ssv mtime @$(((1 << 32) - 1))"
+printf '\xff' | dd of="$img" bs=1 seek=$((1024 + 0x275)) conv=notrunc status=none
+BIG=(--config /dev/null --not-before 2026-01-01 --journal-budget 0 --no-stamps --now 2000-01-01)
+cf status --json --device "$img" "${BIG[@]}" --not-after @$(((1 << 40) - 1)) --margin 100000000
+assert_eq "$RC" 0 "the largest time: exit"
+assert_eq "$(jqo '[.source, .estimate, .target] | map(tostring) | join(" ")')" \
+        "superblock:last_mount $(((1 << 40) - 1)) $(((1 << 40) - 1 + 100000000))" "the largest time, plus the margin"
+cf status --json --device "$img" "${BIG[@]}" --not-after @18446744073709 --margin 100000000
+assert_eq "$RC" 2 "not-after at the end of time with a margin: exit"
+assert_match "$ERR" "--margin is too large for --not-after" "not-after at the end of time: message"
+echo ok
