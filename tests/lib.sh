@@ -54,7 +54,10 @@ sb_time() {
 
 # cf ARGS...: runs clockfix; sets OUT, ERR, RC. Every image given with -d/--device is
 # fingerprinted before and after: clockfix must never write to it. With AS_USER=1 it runs as
-# the user nobody with no capabilities at all: the kernel will not let it set the clock.
+# the user nobody with no capabilities at all: the kernel will not let it set the clock. With
+# CLOCKFIX_TRACE_WRITES=1 in the environment (tests/run.sh runs the cli and image suites so once
+# more), it also runs under strace, and any open for writing, creating or truncating, or any write
+# but to stdout and stderr, fails the test, whatever the file.
 cf() {
         local args=("$@") images=() i fp_before=() fp_after=()
         for ((i = 0; i < ${#args[@]}; i++)); do
@@ -64,9 +67,18 @@ cf() {
         done
         for i in "${images[@]}"; do fp_before+=("$("$FINGERPRINT" "$i")"); done
         RC=0
-        OUT=$(${AS_USER:+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs} \
+        OUT=$(${CLOCKFIX_TRACE_WRITES:+strace -f -qq -o "$TMP/writes.trace" -e trace=open,openat,openat2,creat,truncate,ftruncate,write,writev,pwrite64,pwritev,pwritev2} \
+                ${AS_USER:+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs} \
                 "$CLOCKFIX" "$@" 2>"$TMP/stderr") || RC=$?
         ERR=$(cat "$TMP/stderr")
+        if [ -n "${CLOCKFIX_TRACE_WRITES:-}" ]; then
+                local bad
+                bad=$(awk '/(open|openat|openat2)\(/ && /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC/ { print; next }
+                        /creat\(|truncate\(/ { print; next }
+                        /(write|writev|pwrite64|pwritev2?)\(/ { split($2, a, /[(,]/); if (a[2] != "1" && a[2] != "2") print }' \
+                        "$TMP/writes.trace")
+                [ -z "$bad" ] || fail "clockfix $* opened or wrote for writing: $bad"
+        fi
         for i in "${images[@]}"; do fp_after+=("$("$FINGERPRINT" "$i")"); done
         [ "${fp_before[*]}" == "${fp_after[*]}" ] || fail "clockfix $* changed an image"
         return 0
