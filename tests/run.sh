@@ -6,7 +6,7 @@
 # again in build-asan/ with AddressSanitizer and UndefinedBehaviorSanitizer and runs every suite
 # but the VM boots there (any invalid access, leak or undefined behaviour fails the test that
 # met it); then fuzzes each fuzz target for FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh).
-# Arguments go to the first `meson test` (a suite, a test), and then the other two are left out.
+# Arguments go to the first `meson test` (a suite, a test), and then the rest is left out.
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -40,6 +40,20 @@ else
         assert_eq "$RC" 4 "set as nobody: exit"
         assert_eq "$(wc -l <<<"$ERR")" 1 "set as nobody: one line"
         assert_match "$ERR" "^<3>clockfix: Cannot set the clock: permission denied \(needs CAP_SYS_TIME: run as root\); clock left at 20" "set as nobody: message"
+
+        # Root without CAP_SYS_TIME alone (as in a unit with CapabilityBoundingSet=~CAP_SYS_TIME):
+        # status works, set is refused the same way. First make sure setpriv did drop it.
+        NOTIME=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
+        capeff=$("${NOTIME[@]}" sh -c 'sed -n "s/^CapEff:\t//p" /proc/self/status')
+        [ $(((16#$capeff >> 25) & 1)) == 0 ] || fail "setpriv left CAP_SYS_TIME in $capeff"
+        [ "$capeff" != 0000000000000000 ] || fail "setpriv dropped every capability, not CAP_SYS_TIME alone"
+        rc=0
+        "${NOTIME[@]}" "$CLOCKFIX" status --device "$img" --not-before 2026-01-01 >/dev/null 2>&1 || rc=$?
+        assert_eq "$rc" 0 "status as root without CAP_SYS_TIME: exit"
+        rc=0
+        "${NOTIME[@]}" "$CLOCKFIX" set --device "$img" --not-before 2026-01-01 2>"$TMP/notime.err" || rc=$?
+        assert_eq "$rc" 4 "set as root without CAP_SYS_TIME: exit"
+        assert_match "$(cat "$TMP/notime.err")" "needs CAP_SYS_TIME" "set as root without CAP_SYS_TIME: message"
 fi
 after=$(date +%s)
 [ $((after - now)) -ge 0 ] && [ $((after - now)) -lt 60 ] || fail "the clock moved: $now -> $after"
