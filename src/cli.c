@@ -310,40 +310,32 @@ static bool known_long_option(const struct option *longopts, const char *name, c
 
 int options_parse(int argc, char *argv[], struct options *ret)
 {
+        /* A setting's option returns ARG_SETTING + its setting: one case parses them all. */
         enum {
                 ARG_CMDLINE = 0x100,
                 ARG_CONFIG,
-                ARG_WAIT,
-                ARG_MARGIN,
-                ARG_JOURNAL_BUDGET,
-                ARG_NO_STAMPS,
-                ARG_NOT_BEFORE,
-                ARG_NOT_AFTER,
                 ARG_NOW,
                 ARG_BOOT,
-                ARG_NTP_UNIT,
-                ARG_SAVE_INTERVAL,
-                ARG_TIMEOUT,
-                ARG_STAY,
                 ARG_JSON,
                 ARG_VERSION,
+                ARG_SETTING = 0x200,
         };
         static const struct option longopts[] = {
                 { "device", required_argument, NULL, 'd' },
                 { "cmdline", required_argument, NULL, ARG_CMDLINE },
                 { "config", required_argument, NULL, ARG_CONFIG },
-                { "wait", required_argument, NULL, ARG_WAIT },
-                { "margin", required_argument, NULL, ARG_MARGIN },
-                { "journal-budget", required_argument, NULL, ARG_JOURNAL_BUDGET },
-                { "no-stamps", no_argument, NULL, ARG_NO_STAMPS },
-                { "not-before", required_argument, NULL, ARG_NOT_BEFORE },
-                { "not-after", required_argument, NULL, ARG_NOT_AFTER },
+                { "wait", required_argument, NULL, ARG_SETTING + SETTING_WAIT },
+                { "margin", required_argument, NULL, ARG_SETTING + SETTING_MARGIN },
+                { "journal-budget", required_argument, NULL, ARG_SETTING + SETTING_JOURNAL_BUDGET },
+                { "no-stamps", no_argument, NULL, ARG_SETTING + SETTING_STAMPS },
+                { "not-before", required_argument, NULL, ARG_SETTING + SETTING_NOT_BEFORE },
+                { "not-after", required_argument, NULL, ARG_SETTING + SETTING_NOT_AFTER },
                 { "now", required_argument, NULL, ARG_NOW },
                 { "boot", no_argument, NULL, ARG_BOOT },
-                { "ntp-unit", required_argument, NULL, ARG_NTP_UNIT },
-                { "save-interval", required_argument, NULL, ARG_SAVE_INTERVAL },
-                { "timeout", required_argument, NULL, ARG_TIMEOUT },
-                { "stay", no_argument, NULL, ARG_STAY },
+                { "ntp-unit", required_argument, NULL, ARG_SETTING + SETTING_NTP_UNIT },
+                { "save-interval", required_argument, NULL, ARG_SETTING + SETTING_SAVE_INTERVAL },
+                { "timeout", required_argument, NULL, ARG_SETTING + SETTING_TIMEOUT },
+                { "stay", no_argument, NULL, ARG_SETTING + SETTING_STAY },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "quiet", no_argument, NULL, 'q' },
@@ -377,24 +369,6 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         o.config_path = optarg;
                         o.config_given = true;
                         break;
-                case ARG_WAIT:
-                        r = option_setting(&o, SETTING_WAIT, optarg);
-                        break;
-                case ARG_MARGIN:
-                        r = option_setting(&o, SETTING_MARGIN, optarg);
-                        break;
-                case ARG_JOURNAL_BUDGET:
-                        r = option_setting(&o, SETTING_JOURNAL_BUDGET, optarg);
-                        break;
-                case ARG_NO_STAMPS:
-                        r = option_setting(&o, SETTING_STAMPS, "no");
-                        break;
-                case ARG_NOT_BEFORE:
-                        r = option_setting(&o, SETTING_NOT_BEFORE, optarg);
-                        break;
-                case ARG_NOT_AFTER:
-                        r = option_setting(&o, SETTING_NOT_AFTER, optarg);
-                        break;
                 case ARG_NOW:
                         r = parse_time(optarg, &o.now);
                         if (r < 0)
@@ -405,18 +379,6 @@ int options_parse(int argc, char *argv[], struct options *ret)
                         break;
                 case ARG_BOOT:
                         o.boot = true;
-                        break;
-                case ARG_NTP_UNIT:
-                        r = option_setting(&o, SETTING_NTP_UNIT, optarg);
-                        break;
-                case ARG_SAVE_INTERVAL:
-                        r = option_setting(&o, SETTING_SAVE_INTERVAL, optarg);
-                        break;
-                case ARG_TIMEOUT:
-                        r = option_setting(&o, SETTING_TIMEOUT, optarg);
-                        break;
-                case ARG_STAY:
-                        r = option_setting(&o, SETTING_STAY, "yes");
                         break;
                 case 'n':
                         o.dry_run = true;
@@ -443,6 +405,14 @@ int options_parse(int argc, char *argv[], struct options *ret)
                                 EINVAL, "Option %s needs a value (see --help)", argv[optind - 1]);
                         break;
                 default: {
+                        if (c >= ARG_SETTING && c < ARG_SETTING + _SETTING_MAX) {
+                                /* The two without a value: --no-stamps and --stay. */
+                                r = option_setting(&o, (enum setting)(c - ARG_SETTING),
+                                        optarg                                      ? optarg
+                                                : c == ARG_SETTING + SETTING_STAMPS ? "no"
+                                                                                    : "yes");
+                                break;
+                        }
                         /* optopt is a short option's letter; for a long option, its value or 0. */
                         const char *arg = argv[optind - 1];
                         const char *eq = strchr(arg, '=');
