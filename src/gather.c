@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "blk.h"
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"
@@ -403,6 +404,15 @@ char *device_notes(const struct device_report *d, char *buf, size_t size)
 char *device_problem(const struct device_report *d, char *buf, size_t size)
 {
         const char *reason = d->reason;
+
+        /* A tag udev has no link for can only be searched for by libblkid. */
+        if ((d->error == -ENOENT || d->error == -ETIMEDOUT) && d->spec &&
+                spec_classify(d->spec) == SPEC_TAG && !blk_available()) {
+                snprintf(buf, size,
+                        "not under /dev/disk/by-* (no udev?), and without libblkid clockfix cannot search the "
+                        "devices for it (name it as /dev/NAME or MAJOR:MINOR)");
+                return buf;
+        }
 
         switch (d->error) {
         case 0:

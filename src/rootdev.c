@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <blkid.h>
-
+#include "blk.h"
 #include "rootdev.h"
 
 /* How often to look again for a device that has not appeared (initramfs, --wait). */
@@ -306,14 +306,63 @@ usec_t now_monotonic(void)
         return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
+/* path, if it is the block device devno. */
+static bool is_block_device(const char *path, dev_t devno)
+{
+        struct stat st;
+
+        return stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno;
+}
+
 int devno_to_path(dev_t devno, char **ret_path)
 {
-        char *p = blkid_devno_to_devname(devno);
+        char sys[64], *uevent = NULL, *p = NULL;
 
+        /*
+         * The kernel names each device in sysfs ("DEVNAME=mmcblk0p2"), and
+         * devtmpfs puts it at that name under /dev: a file read, where libblkid
+         * would be loaded to do the same and then scan /dev when that fails.
+         */
+        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
+        if (read_small_file(sys, &uevent) == 0) {
+                const char *name = strstr(uevent, "DEVNAME=");
+                if (name && (name == uevent || name[-1] == '\n') &&
+                        asprintf(&p, "/dev/%.*s", (int)strcspn(name + 8, "\n"), name + 8) < 0)
+                        p = NULL;
+                free(uevent);
+                if (p && is_block_device(p, devno)) {
+                        *ret_path = p;
+                        return 0;
+                }
+                free(p);
+        }
+        p = blk_devno_to_devname(devno);
         if (!p)
                 return -ENODEV;
         *ret_path = p;
         return 0;
+}
+
+/*
+ * udev's link for a tag, /dev/disk/by-uuid/<value> and so on, resolved to the
+ * device. Only for values udev does not escape (its safe characters), so the
+ * link's name is the value itself. NULL if there is no such link.
+ */
+static char *tag_from_udev(const char *tag, const char *value)
+{
+        char link[PATH_MAX];
+        struct stat st;
+
+        if (value[strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789#+-.:=@_")] ||
+                strcmp(value, ".") == 0 || strcmp(value, "..") == 0)
+                return NULL;
+        if ((size_t)snprintf(link, sizeof(link), "/dev/disk/by-%s/%s", tag, value) >= sizeof(link))
+                return NULL;
+        for (char *c = link + strlen("/dev/disk/by-"); *c != '/'; c++)
+                *c = (char)tolower((unsigned char)*c);
+        if (stat(link, &st) < 0 || !S_ISBLK(st.st_mode))
+                return NULL;
+        return realpath(link, NULL);
 }
 
 /* One attempt at finding the device; -ENOENT if it is not there (yet). */
@@ -363,18 +412,12 @@ static int resolve_once(const char *spec, enum spec_kind kind, char **ret)
                         for (char *c = v; *c; c++)
                                 *c = (char)tolower((unsigned char)*c);
                 /*
-                 * A private, throw-away cache. libblkid writes its cache file when the
-                 * cache is freed (the default is /run/blkid/blkid.tab; even /dev/null
-                 * is opened for writing), and clockfix opens nothing for writing. It
-                 * skips the write when stat() of the file fails with anything but
-                 * ENOENT: "/dev/null/none" fails with ENOTDIR. A new cache each time:
-                 * a cache does not probe for new devices again for 200 s.
+                 * udev's links first, as libblkid itself looks (it is not loaded
+                 * then); libblkid's scan of the block devices when udev has none.
                  */
-                blkid_cache cache = NULL;
-                if (blkid_get_cache(&cache, "/dev/null/none") < 0)
-                        return -ENOMEM;
-                p = blkid_evaluate_tag(tag, v, &cache);
-                blkid_put_cache(cache);
+                p = tag_from_udev(tag, v);
+                if (!p)
+                        p = blk_evaluate_tag(tag, v);
                 if (!p)
                         return -ENOENT;
                 break;
@@ -448,23 +491,5 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
 
 int probe_fstype(const char *path, char **ret_type)
 {
-        const char *type = NULL;
-        blkid_probe pr;
-        int r = 0;
-
-        pr = blkid_new_probe_from_filename(path);
-        if (!pr)
-                return errno > 0 ? -errno : -EIO;
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
-        blkid_probe_enable_partitions(pr, 1);
-        if (blkid_do_safeprobe(pr) == 0) {
-                if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) == 0 ||
-                        blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL) == 0) {
-                        *ret_type = strdup(type);
-                        r = *ret_type ? 1 : -ENOMEM;
-                }
-        }
-        blkid_free_probe(pr);
-        return r;
+        return blk_probe_type(path, ret_type);
 }

@@ -51,9 +51,9 @@ int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
 /*
  * Resolves a spec to the path of an existing device. kind is what
  * spec_classify() says, or SPEC_PATH for a path given on purpose (relative
- * or not); SPEC_NETWORK and SPEC_UNSUPPORTED fail. Goes through libblkid for tags and device numbers (udev's
- * /dev/disk/by-* links first, then a probe of the block devices, with a
- * private cache that is never written). Until the monotonic time
+ * or not); SPEC_NETWORK and SPEC_UNSUPPORTED fail. A tag is looked up as udev's /dev/disk/by-* link,
+ * else by libblkid's probe of the block devices (with a private cache that is
+ * never written); a device number through sysfs, else libblkid. Until the monotonic time
  * deadline (microseconds, 0: no waiting) it polls for a device that has not
  * appeared yet. Returns 0 and a new string, -ENOENT (or -ETIMEDOUT when it
  * waited) if the device is not there, -EPROTONOSUPPORT for a spec that names
@@ -61,11 +61,10 @@ int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
  */
 int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path);
 
-/* The device path of a device number, through libblkid. 0, -ENODEV or -ENOMEM. */
+/* The device path of a device number: sysfs' name for it in /dev, else libblkid's. 0, -ENODEV, -ENOMEM. */
 int devno_to_path(dev_t devno, char **ret_path);
 
-/* The filesystem type libblkid recognises on path ("vfat", "xfs", ...), for messages. 1, 0 if none, -errno.
- */
+/* What libblkid finds on path ("vfat", ...), for messages. 1, 0 if nothing or no libblkid, -errno. */
 int probe_fstype(const char *path, char **ret_type);
 
 /* CLOCK_MONOTONIC in microseconds. */

@@ -12,10 +12,11 @@ out=$(env -u CLOCKFIX bash -c 'add_binary() { echo "add_binary $*"; }; add_runsc
         . "$1"; build; help' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix")
 assert_match "$out" "^add_binary /.*/sbin/clockfix /usr/bin/clockfix$" "install: binary (the installed one)"
 assert_match "$out" "^add_runscript$" "install: runtime hook"
+assert_match "$out" "add_binary /.*/libblkid\.so\.1$" "install: libblkid (loaded with dlopen)"
 assert_match "$out" "Sets the clock" "install: help"
 out=$(CLOCKFIX=/opt/clockfix bash -c 'add_binary() { echo "add_binary $*"; }; add_runscript() { :; }
         . "$1"; build' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix")
-assert_eq "$out" "add_binary /opt/clockfix /usr/bin/clockfix" "install: CLOCKFIX overrides"
+assert_eq "$(head -n 1 <<<"$out")" "add_binary /opt/clockfix /usr/bin/clockfix" "install: CLOCKFIX overrides"
 
 # hooks/clockfix: run_hook in busybox ash, in a chroot holding busybox and the stand-in.
 root=$TMP/root

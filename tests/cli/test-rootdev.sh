@@ -8,6 +8,7 @@
 
 [ "$(id -u)" == 0 ] || fail "needs root for loop devices (CI runs as root)"
 
+CLOCKFIX_DYNAMIC=$CLOCKFIX
 label=cfx$$
 uuid=$(printf '%08x' $$)-1234-4321-8765-0123456789ab
 img=$TMP/disk.img
@@ -17,7 +18,8 @@ disk=$DEV
 
 cmdline() { printf '%s\n' "$1" >"$TMP/cmdline"; }
 
-devno=$(printf '%d:%d' "0x$(stat -c %t "$disk")" "0x$(stat -c %T "$disk")")
+majmin() { printf '%d %d' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
+devno=$(majmin "$disk" | tr ' ' :)
 for root in "$disk" "LABEL=$label" "UUID=$uuid" "$devno"; do
         cmdline "console=ttyS0 root=$root rootwait -- single"
         cf status --json --cmdline "$TMP/cmdline" --not-before 2026-01-01 --now 2000-01-01
@@ -45,6 +47,66 @@ done
 # --device takes tags too.
 cf status --json --device "LABEL=$label" --not-before 2026-01-01
 assert_eq "$(jqo '.devices[0].device')" "$disk" "--device LABEL="
+
+# libblkid is loaded only when it is needed: not for a path or a device number (sysfs names it),
+# and for a tag only when udev has no link for it (here, outside a namespace, there is none).
+loads_blkid() {
+        cmdline "root=$1"
+        strace -f -qq -e trace=openat -o "$TMP/open.trace" "$CLOCKFIX" status --json --cmdline "$TMP/cmdline" \
+                --not-before 2026-01-01 >"$TMP/out.json" 2>/dev/null || true
+        [ "$(jq -r '.devices[0].device' "$TMP/out.json")" == "$disk" ] || fail "root=$1: not $disk"
+        grep -q 'libblkid\.so' "$TMP/open.trace" && echo yes || echo no
+}
+assert_eq "$(loads_blkid "$disk")" no "a path: libblkid not loaded"
+assert_eq "$(loads_blkid "$devno")" no "a device number: libblkid not loaded"
+assert_eq "$(loads_blkid "LABEL=$label")" yes "a tag udev has no link for: libblkid loaded"
+
+# udev's links come first: in a private /dev, LABEL=/UUID= links that point to another disk (which
+# libblkid's search would never pick) are what clockfix follows, and libblkid is not loaded.
+mkimg "$TMP/other.img" 1800000300 8M -t ext4 -L "cfxother$$"
+attach "$TMP/other.img"
+other=$DEV
+udev_dev() {
+        # udev_dev BINARY SPEC: clockfix status --json in a private /dev holding both loop devices
+        # and udev's links for $label and $uuid to the other disk; prints "device estimate blkid?"
+        unshare -m bash -c '
+                set -e
+                mount --make-rprivate /
+                mount -t tmpfs tmpfs /dev
+                mknod "$3" b $5
+                mknod "$4" b $6
+                mkdir -p /dev/disk/by-label /dev/disk/by-uuid
+                ln -s "../../${4#/dev/}" "/dev/disk/by-label/$7"
+                ln -s "../../${4#/dev/}" "/dev/disk/by-uuid/$8"
+                strace -f -qq -e trace=openat -o "$9" "$1" status --json --device "$2" --not-before 2026-01-01 \
+                        --no-stamps --journal-budget 0 || true' \
+                sh "$1" "$2" "$disk" "$other" "$(majmin "$disk")" "$(majmin "$other")" "$label" "$uuid" \
+                "$TMP/open.trace" >"$TMP/udev.json"
+        printf '%s %s %s\n' "$(jq -r '.devices[0].device' "$TMP/udev.json")" "$(jq -r .estimate "$TMP/udev.json")" \
+                "$(grep -q 'libblkid\.so' "$TMP/open.trace" && echo blkid || echo no-blkid)"
+}
+for spec in "LABEL=$label" "UUID=$uuid"; do
+        assert_eq "$(udev_dev "$CLOCKFIX" "$spec")" "$other 1800000300 no-blkid" "$spec: udev's link, libblkid not loaded"
+        assert_eq "$(udev_dev "$CLOCKFIX_NOBLKID" "$spec")" "$other 1800000300 no-blkid" "$spec: udev's link, without libblkid"
+done
+
+# Built without libblkid (-Dblkid=false): paths and device numbers as ever; a tag udev has no link
+# for is one clear line; a foreign filesystem is "not ext" without its name.
+CLOCKFIX=$CLOCKFIX_NOBLKID
+for root in "$disk" "$devno"; do
+        cmdline "root=$root"
+        cf status --json --cmdline "$TMP/cmdline" --not-before 2026-01-01
+        assert_eq "$RC:$(jqo '.devices[0].device')" "0:$disk" "without libblkid: root=$root"
+done
+cf set --dry-run --device "LABEL=$label" --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$RC" 3 "without libblkid, a tag without a link: exit"
+assert_eq "$ERR" "<3>clockfix: LABEL=$label: not under /dev/disk/by-* (no udev?), and without libblkid clockfix cannot search the devices for it (name it as /dev/NAME or MAJOR:MINOR)" \
+        "without libblkid, a tag without a link: message"
+mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
+cf set --dry-run --device "$TMP/vfat.img" --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$RC:$ERR" "3:<3>clockfix: $TMP/vfat.img: no ext2/3/4 filesystem found (bad superblock magic)" \
+        "without libblkid, vfat"
+CLOCKFIX=$CLOCKFIX_DYNAMIC
 
 # --wait: a device that appears after a second is found...
 # (made under another name and renamed, so that it appears whole, as a device does)

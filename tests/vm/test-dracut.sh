@@ -38,6 +38,7 @@ echo "dracut: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$
 lsinitrd "$TMP/initrd.img" >"$TMP/contents" 2>/dev/null || dracutbasedir=$base "$base/lsinitrd.sh" "$TMP/initrd.img" >"$TMP/contents"
 grep -q 'usr/sbin/clockfix$' "$TMP/contents" || fail "clockfix is not in the image"
 grep -q 'pre-mount/10-clockfix-pre-mount.sh$' "$TMP/contents" || fail "the pre-mount hook is not in the image"
+grep -q 'libblkid.so.1' "$TMP/contents" || fail "the module did not bring libblkid (loaded with dlopen)"
 
 written=$(($(date +%s) + 30 * 86400))
 vm_root_disk "$TMP/root.img" "$written"

@@ -45,6 +45,7 @@ lsinitramfs "$TMP/initrd.img" >"$TMP/contents"
 grep -Eq '^(usr/)?sbin/clockfix$' "$TMP/contents" || fail "clockfix is not in the image"
 grep -q 'scripts/local-premount/clockfix$' "$TMP/contents" || fail "its script is not in the image"
 grep -q 'libext2fs.so' "$TMP/contents" || fail "copy_exec did not bring libext2fs"
+grep -q 'libblkid.so.1' "$TMP/contents" || fail "the hook did not bring libblkid (loaded with dlopen)"
 
 written=$(($(date +%s) + 30 * 86400))
 vm_root_disk "$TMP/root.img" "$written"

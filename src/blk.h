@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * blk: the three libblkid calls clockfix makes (a tag to a device, a device
+ * number to a path, the type of a filesystem that is not ext), for the cases
+ * the kernel and udev cannot answer (see rootdev.c). A dynamic build loads
+ * libblkid with dlopen() on first use: linked, it and its constructors add
+ * 460 KiB to the peak RSS of every run (1.8 -> 2.3 MiB) and load time to
+ * every boot, for a library most boots never call (see docs/performance.md).
+ * A static binary links it in, or goes without (-Dblkid=false).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Whether libblkid is there (loading it if need be). */
+bool blk_available(void);
+
+/* blkid_evaluate_tag() with a private cache that is never written. A new path, NULL if not found. */
+char *blk_evaluate_tag(const char *tag, const char *value);
+
+/* blkid_devno_to_devname(). A new path, NULL if there is none. */
+char *blk_devno_to_devname(dev_t devno);
+
+/*
+ * The filesystem (or partition table) type libblkid finds on path, for
+ * messages. 1 with a new string, 0 if none or if libblkid is not available,
+ * or -errno.
+ */
+int blk_probe_type(const char *path, char **ret_type);
