@@ -650,6 +650,11 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                                 d->journal.error == -ENODEV ? " (is the journal device attached?)"
                                         : d->journal.error == -EOPNOTSUPP ? ""
                                                                           : " (run e2fsck)");
+                else if (d->have_journal && d->journal.jbd2.read_errors)
+                        log_warning(
+                                "%s: journal: %u block(s) could not be read (I/O error), passed over: a newer "
+                                "commit may be among them (check the device: dmesg)",
+                                device_name(d), d->journal.jbd2.read_errors);
                 else if (d->have_journal && d->journal.jbd2.budget_exhausted)
                         log_info(
                                 "%s: journal: stopped after %u blocks (--journal-budget): a newer commit may "

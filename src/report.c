@@ -327,9 +327,12 @@ static void text_journal(FILE *f, const struct device_report *d)
                 else
                         fputs("; none plausible", f);
         }
-        fprintf(f, "; %u of %u blocks read%s%s\n", r->blocks_read, r->budget,
+        fprintf(f, "; %u of %u blocks read%s%s", r->blocks_read, r->budget,
                 r->budget_exhausted ? " (budget spent: a newer commit may exist)" : "",
                 r->bad_checksums ? ", bad checksums met" : "");
+        if (r->read_errors)
+                fprintf(f, ", %u unreadable (I/O error)", r->read_errors);
+        fputc('\n', f);
 }
 
 /* Stamp files that are there but could not be used. */

@@ -136,6 +136,52 @@ assert_eq "$(jqo '.devices[0].truncated')" true "a device cut in the journal: re
 [ "$(jqo .estimate)" -ge "$T0" ] || fail "a device cut in the journal: estimate $(jqo .estimate)"
 echo "a device cut 20 blocks into its journal: $(jqo .source) $(jqo .estimate), $ms ms"
 
+# A read error in the middle of the device, with readable blocks after it, as a failing card
+# gives: the image is a file on an ext2 filesystem (loop-mounted read-only) whose block map for
+# one journal block the search reads points outside that filesystem, so reading it from a loop
+# device on the file fails with EIO and only it (the kernel checks each block number it maps).
+# The search passes it over, the rest of the log is read, one warning says so.
+fresh "$img"
+strace -qq -e trace=pread64 -o "$TMP/reads" "$CLOCKFIX" status --json --device "$img" "${POLICY[@]}" >/dev/null
+lo=$(debugfs -R "bmap <8> 20" "$img" 2>/dev/null) hi=$(debugfs -R "bmap <8> 110" "$img" 2>/dev/null)
+mapfile -t mid < <(awk -F', ' '/^pread64\(3,/ { b = int($4 / 1024); if (b >= lo && b <= hi) print b }' \
+        lo="$lo" hi="$hi" "$TMP/reads")
+[ ${#mid[@]} -ge 1 ] || fail "a read error: the search read no block in the middle of the log"
+bad=${mid[${#mid[@]} / 2]}
+outer=$TMP/outer.img
+mkimg "$outer" "$T0" 32M -t ext2 -b 1024
+debugfs -w -R "write $img inner" "$outer" >/dev/null 2>&1
+# Block $bad of the file, past the 12 direct and 256 indirect ones: entry (bad-268)%256 of the
+# indirect block that entry (bad-268)/256 of the double indirect block names.
+dind=$(debugfs -R "stat inner" "$outer" 2>/dev/null | grep -o '(DIND):[0-9]*' | cut -d: -f2)
+[ "$bad" -ge 268 ] && [ -n "$dind" ] || fail "a read error: block $bad, double indirect block '$dind'"
+ind=$(od -An -tu4 -j $((dind * 1024 + (bad - 268) / 256 * 4)) -N4 "$outer" | tr -d ' ')
+at=$((ind * 1024 + (bad - 268) % 256 * 4))
+[ "$(od -An -tu4 -j "$at" -N4 "$outer" | tr -d ' ')" == "$(debugfs -R "bmap inner $bad" "$outer" 2>/dev/null)" ] ||
+        fail "a read error: the map entry of block $bad is not at $at"
+printf '\xf0\xff\xff\x0f' | dd of="$outer" bs=1 seek="$at" conv=notrunc status=none
+mkdir "$TMP/outer"
+mount -o ro,loop "$outer" "$TMP/outer"
+inner=$(losetup -r -f --show "$TMP/outer/inner")
+trap 'losetup -d "$inner"; umount "$TMP/outer"; cleanup' EXIT
+dd if="$inner" of=/dev/null bs=1024 skip="$bad" count=1 status=none 2>/dev/null &&
+        fail "a read error: block $bad of $inner reads"
+dd if="$inner" of=/dev/null bs=1024 skip=$((bad + 8)) count=1 status=none || fail "a read error: the block after"
+started=$(date +%s%N)
+cf status --json --device "$inner" "${POLICY[@]}"
+ms=$((($(date +%s%N) - started) / 1000000))
+[ "$ms" -lt 10000 ] || fail "a read error: took $ms ms"
+assert_eq "$RC" 0 "a read error: exit"
+[ "$(jqo '.devices[0].journal.read_errors')" -ge 1 ] || fail "a read error: not counted: $OUT"
+assert_eq "$(jqo '[.source, .estimate] | @tsv')" "$(printf 'journal:last_commit\t%s' $((T + 39 * 5)))" \
+        "a read error: the newest commit, read past the bad block"
+found="$(jqo .source) $(jqo .estimate), $(jqo '.devices[0].journal.read_errors') unreadable"
+cf set --dry-run --device "$inner" "${POLICY[@]}"
+assert_eq "$RC" 0 "a read error: set --dry-run: exit"
+assert_match "$ERR" "^<4>clockfix: $inner: journal: [0-9]+ block\(s\) could not be read \(I/O error\), passed over" \
+        "a read error: the warning"
+echo "a read error at block $bad, in the middle of the log: $found, $ms ms"
+
 # Times that overflow when the margin is added: the largest a superblock can hold (2^40 - 1 s: 32
 # bits and the _hi byte, at 0x275 for the last mount), with a margin of three years: the target
 # is the sum, and a not-after at the end of time that leaves no room for the margin is refused.
