@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "blk.h"
 #include "gather.h"
@@ -430,7 +431,13 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
                 break;
         case -EACCES:
         case -EPERM:
-                snprintf(buf, size, "permission denied (run as root, or give this user read access to it)");
+                if (geteuid() == 0)
+                        snprintf(buf, size,
+                                "permission denied, to root too (a container or service sandbox that "
+                                "does not let it read the device?)");
+                else
+                        snprintf(buf, size,
+                                "permission denied (run as root, or give this user read access to it)");
                 break;
         case -EISDIR:
                 snprintf(buf, size, "is a directory, not a block device or filesystem image");

@@ -64,6 +64,16 @@ AS_USER=1 cf status --device "$img" --not-before 2026-01-01
 assert_eq "$RC" 3 "unreadable: exit"
 assert_eq "$ERR" "<3>clockfix: $img: permission denied (run as root, or give this user read access to it)" "unreadable: message"
 
+# Root refused too (a sandbox, a container's device policy; here root without the capabilities that
+# override file modes, on an image of another user): the message does not tell root to be root.
+chown nobody "$img"
+rc=0
+setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search \
+        "$CLOCKFIX" status --device "$img" --not-before 2026-01-01 >/dev/null 2>"$TMP/root.err" || rc=$?
+assert_eq "$rc:$(cat "$TMP/root.err")" "3:<3>clockfix: $img: permission denied, to root too (a container or service sandbox that does not let it read the device?)" \
+        "unreadable to root: message"
+chown root "$img"
+
 # The same for a block device (root:disk, not readable by others): permission denied, not "empty".
 attach "$img"
 [ "$(stat -c %a "$DEV" | cut -c3)" == 0 ] || fail "$DEV is readable by others"
