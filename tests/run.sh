@@ -5,7 +5,8 @@
 # image suites again with clockfix under strace (nothing opened for writing); then builds
 # again in build-asan/ with AddressSanitizer and UndefinedBehaviorSanitizer and runs every suite
 # but the VM boots there (any invalid access, leak or undefined behaviour fails the test that
-# met it); then fuzzes each fuzz target for FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh).
+# met it); then fuzzes each fuzz target for FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh);
+# then builds the Debian package, lints, installs, runs and purges it (tests/deb.sh).
 # Arguments go to the first `meson test` (a suite, a test), and then the rest is left out.
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail
@@ -40,3 +41,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print
         meson test -C build-asan --print-errorlogs --no-suite vm
 
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
+
+# Last, as it installs and purges a package on this machine: the Debian package (tests/deb.sh).
+bash tests/deb.sh
