@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,8 @@ static struct {
         typeof(blkid_free_probe) *free_probe;
 } blk;
 
+static char blk_error[256]; /* why it could not be loaded */
+
 static bool blk_load(void)
 {
         static int loaded; /* 0 not tried, 1 loaded, -1 not available */
@@ -52,13 +55,18 @@ static bool blk_load(void)
         loaded = -1;
         /* RTLD_NODELETE: never unloaded, so the pointers stay good. */
         dl = dlopen("libblkid.so.1", RTLD_NOW | RTLD_NODELETE);
-        if (!dl)
+        if (!dl) {
+                const char *e = dlerror();
+                snprintf(blk_error, sizeof(blk_error), "libblkid.so.1 cannot be loaded (%s)",
+                        e ? e : "dlopen failed");
                 return false;
+        }
 #define LOAD(f) (blk.f = (typeof(blk.f))dlsym(dl, "blkid_" #f))
         if (!LOAD(evaluate_tag) || !LOAD(get_cache) || !LOAD(put_cache) || !LOAD(devno_to_devname) ||
                 !LOAD(new_probe_from_filename) || !LOAD(probe_enable_superblocks) ||
                 !LOAD(probe_set_superblocks_flags) || !LOAD(probe_enable_partitions) ||
                 !LOAD(do_safeprobe) || !LOAD(probe_lookup_value) || !LOAD(free_probe)) {
+                snprintf(blk_error, sizeof(blk_error), "libblkid.so.1 lacks a function clockfix calls");
                 dlclose(dl);
                 return false;
         }
@@ -78,12 +86,14 @@ static bool blk_load(void)
 
 #endif
 
-bool blk_available(void)
+const char *blk_unavailable(void)
 {
 #if BLK_NONE
-        return false;
+        return "this clockfix is built without libblkid (-Dblkid=false)";
+#elif BLK_DLOPEN
+        return blk_load() ? NULL : blk_error;
 #else
-        return blk_load();
+        return NULL;
 #endif
 }
 

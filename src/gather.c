@@ -180,6 +180,8 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
         if (r == -EMEDIUMTYPE && probe_fstype(d->path, &d->fstype) == -ENOMEM)
                 return -ENOMEM;
+        if (r == -EMEDIUMTYPE && !d->fstype && blk_unavailable())
+                log_debug("%s: what it holds is not named: %s", d->path, blk_unavailable());
         d->error = r;
         d->have_sb = r >= 0;
         return d->have_sb;
@@ -406,12 +408,18 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
 {
         const char *reason = d->reason;
 
-        /* A tag udev has no link for can only be searched for by libblkid. */
-        if ((d->error == -ENOENT || d->error == -ETIMEDOUT) && d->spec &&
-                spec_classify(d->spec) == SPEC_TAG && !blk_available()) {
+        /* A tag udev has no link for, or a device number with no node where sysfs names it, needs libblkid.
+         */
+        const char *no_blkid = d->error == -ENOENT || d->error == -ETIMEDOUT ? blk_unavailable() : NULL;
+        enum spec_kind kind = d->spec ? spec_classify(d->spec) : SPEC_UNSUPPORTED;
+        if (no_blkid && (kind == SPEC_TAG || kind == SPEC_DEVNO)) {
                 snprintf(buf, size,
-                        "not under /dev/disk/by-* (no udev?), and without libblkid clockfix cannot search the "
-                        "devices for it (name it as /dev/NAME or MAJOR:MINOR)");
+                        kind == SPEC_TAG
+                                ? "no udev link for it (/dev/disk/by-*), and it cannot be searched for: %s; "
+                                  "name the root as /dev/NAME or MAJOR:MINOR"
+                                : "no device node where sysfs names it, and /dev cannot be searched: %s; is "
+                                  "devtmpfs mounted on /dev?",
+                        no_blkid);
                 return buf;
         }
 

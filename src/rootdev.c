@@ -343,30 +343,104 @@ int devno_to_path(dev_t devno, char **ret_path)
         return 0;
 }
 
+/* The length of the valid UTF-8 sequence of two to four bytes at s (RFC 3629), else 0. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+        size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
+                : s[0] >= 0xe0 && s[0] <= 0xef  ? 3
+                : s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
+                                                : 0;
+        /* No overlong forms, no surrogates, nothing past U+10FFFF. */
+        unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
+        unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
+
+        for (size_t i = 1; i < n; i++)
+                if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+                        return 0;
+        return n;
+}
+
+int udev_encode_name(const char *value, char *buf, size_t size)
+{
+        const unsigned char *s = (const unsigned char *)value;
+        size_t j = 0;
+
+        while (*s) {
+                bool safe = *s < 0x80 && (isalnum(*s) || strchr("#+-.:=@_", *s));
+                size_t n = safe ? 1 : utf8_sequence(s);
+
+                if (n == 0) {
+                        if (j + 4 >= size)
+                                return -ENAMETOOLONG;
+                        j += (size_t)snprintf(buf + j, size - j, "\\x%02x", *s++);
+                        continue;
+                }
+                if (j + n >= size)
+                        return -ENAMETOOLONG;
+                memcpy(buf + j, s, n);
+                j += n;
+                s += n;
+        }
+        if (j >= size)
+                return -ENAMETOOLONG;
+        buf[j] = '\0';
+        return 0;
+}
+
 /*
- * udev's link for a tag, /dev/disk/by-uuid/<value> and so on, resolved to the
- * device. Only for values udev does not escape (its safe characters), so the
- * link's name is the value itself. NULL if there is no such link.
+ * A device-mapper device's own name, /dev/mapper/<name>, as libblkid names
+ * them, rather than the kernel's dm-N. path itself otherwise.
+ */
+static char *mapper_name(char *path)
+{
+        char sys[64], *name = NULL, *p = NULL;
+        struct stat a, b;
+        const char *base = strrchr(path, '/') + 1;
+
+        if (strncmp(base, "dm-", 3) != 0 || strlen(base) > 16)
+                return path;
+        snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", base);
+        if (read_small_file(sys, &name) == 0 &&
+                asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) >= 0 && stat(p, &a) == 0 &&
+                stat(path, &b) == 0 && a.st_rdev == b.st_rdev) {
+                free(name);
+                free(path);
+                return p;
+        }
+        free(name);
+        free(p);
+        return path;
+}
+
+/*
+ * udev's link for a tag, /dev/disk/by-uuid/<value> and so on (the value
+ * encoded as udev names links), resolved to the device. NULL if there is no
+ * such link or no memory.
  */
 static char *tag_from_udev(const char *tag, const char *value)
 {
-        char link[PATH_MAX];
+        char link[PATH_MAX], name[NAME_MAX + 1];
         struct stat st;
+        char *p;
 
-        if (value[strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789#+-.:=@_")] ||
-                strcmp(value, ".") == 0 || strcmp(value, "..") == 0)
+        if (udev_encode_name(value, name, sizeof(name)) < 0 || strcmp(name, ".") == 0 ||
+                strcmp(name, "..") == 0)
                 return NULL;
-        if ((size_t)snprintf(link, sizeof(link), "/dev/disk/by-%s/%s", tag, value) >= sizeof(link))
+        if ((size_t)snprintf(link, sizeof(link), "/dev/disk/by-%s/%s", tag, name) >= sizeof(link))
                 return NULL;
         for (char *c = link + strlen("/dev/disk/by-"); *c != '/'; c++)
                 *c = (char)tolower((unsigned char)*c);
         if (stat(link, &st) < 0 || !S_ISBLK(st.st_mode))
                 return NULL;
-        return realpath(link, NULL);
+        p = realpath(link, NULL);
+        if (!p)
+                p = strdup(link);
+        return p ? mapper_name(p) : NULL;
 }
 
-/* One attempt at finding the device; -ENOENT if it is not there (yet). */
-static int resolve_once(const char *spec, enum spec_kind kind, char **ret)
+/* One attempt at finding the device; -ENOENT if it is not there (yet). scan: libblkid may search for a tag.
+ */
+static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char **ret)
 {
         struct stat st;
         char *p = NULL;
@@ -416,7 +490,7 @@ static int resolve_once(const char *spec, enum spec_kind kind, char **ret)
                  * then); libblkid's scan of the block devices when udev has none.
                  */
                 p = tag_from_udev(tag, v);
-                if (!p)
+                if (!p && scan)
                         p = blk_evaluate_tag(tag, v);
                 if (!p)
                         return -ENOENT;
@@ -458,10 +532,11 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
                 bool look = true;
 
                 /*
-                 * Finding a tag means probing every block device. While waiting,
-                 * probe again only when the kernel's list of block devices changed
-                 * (or after a second, for media that changed under the same name);
-                 * reading /proc/partitions costs no disk I/O.
+                 * Searching for a tag with libblkid means probing every block
+                 * device. While waiting, search again only when the kernel's list
+                 * of block devices changed (or after a second, for media that
+                 * changed under the same name); reading /proc/partitions costs no
+                 * disk I/O. udev's link is looked for every time: one stat().
                  */
                 if (kind == SPEC_TAG) {
                         char *current = NULL;
@@ -475,7 +550,7 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
                                 last_scan = now;
                 }
 
-                r = look ? resolve_once(spec, kind, ret_path) : -ENOENT;
+                r = resolve_once(spec, kind, look, ret_path);
                 if (r != -ENOENT && r != -ENXIO && r != -ENODEV)
                         break;
                 if (!wait_a_moment(deadline)) {

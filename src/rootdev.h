@@ -61,6 +61,13 @@ int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
  */
 int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path);
 
+/*
+ * value encoded as udev names its /dev/disk/by-* links: its safe characters
+ * (letters, digits, "#+-.:=@_") and valid UTF-8 as they are, any other byte as
+ * \xNN ("my disk" is my\x20disk). 0, or -ENAMETOOLONG if it does not fit.
+ */
+int udev_encode_name(const char *value, char *buf, size_t size);
+
 /* The device path of a device number: sysfs' name for it in /dev, else libblkid's. 0, -ENODEV, -ENOMEM. */
 int devno_to_path(dev_t devno, char **ret_path);
 

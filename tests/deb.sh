@@ -14,7 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 export TZ=UTC LC_ALL=C
 
 work=$(mktemp -d /tmp/clockfix-deb.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Whatever happens, the package does not stay on this machine.
+trap 'DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 mkdir "$work/clockfix"
 git ls-files -co --exclude-standard | grep -v -e '^build' -e '^debian/\.' | tar -cf - -T - | tar -xf - -C "$work/clockfix"
 (cd "$work/clockfix" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; fail "dpkg-buildpackage"; }

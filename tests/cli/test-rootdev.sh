@@ -48,60 +48,86 @@ done
 cf status --json --device "LABEL=$label" --not-before 2026-01-01
 assert_eq "$(jqo '.devices[0].device')" "$disk" "--device LABEL="
 
-# libblkid is loaded only when it is needed: not for a path or a device number (sysfs names it),
-# and for a tag only when udev has no link for it (here, outside a namespace, there is none).
-loads_blkid() {
-        cmdline "root=$1"
-        strace -f -qq -e trace=openat -o "$TMP/open.trace" "$CLOCKFIX" status --json --cmdline "$TMP/cmdline" \
-                --not-before 2026-01-01 >"$TMP/out.json" 2>/dev/null || true
-        [ "$(jq -r '.devices[0].device' "$TMP/out.json")" == "$disk" ] || fail "root=$1: not $disk"
-        grep -q 'libblkid\.so' "$TMP/open.trace" && echo yes || echo no
-}
-assert_eq "$(loads_blkid "$disk")" no "a path: libblkid not loaded"
-assert_eq "$(loads_blkid "$devno")" no "a device number: libblkid not loaded"
-assert_eq "$(loads_blkid "LABEL=$label")" yes "a tag udev has no link for: libblkid loaded"
-
-# udev's links come first: in a private /dev, LABEL=/UUID= links that point to another disk (which
-# libblkid's search would never pick) are what clockfix follows, and libblkid is not loaded.
+# Everything about udev's links and libblkid runs in a private /dev (a tmpfs in a mount namespace)
+# that holds the two loop devices and the links a case makes, whether udev runs here or not.
 mkimg "$TMP/other.img" 1800000300 8M -t ext4 -L "cfxother$$"
 attach "$TMP/other.img"
 other=$DEV
-udev_dev() {
-        # udev_dev BINARY SPEC: clockfix status --json in a private /dev holding both loop devices
-        # and udev's links for $label and $uuid to the other disk; prints "device estimate blkid?"
-        unshare -m bash -c '
+blkid_so=$(readlink -f "$(pkg-config --variable=libdir blkid)/libblkid.so.1")
+# private_dev SETUP BINARY ARGS...: runs BINARY ARGS... under strace there, after the shell
+# snippet SETUP; sets PD_OUT, PD_ERR, PD_RC, PD_MS (wall time) and PD_BLKID (yes: libblkid opened)
+private_dev() {
+        local setup=$1 started
+        shift
+        PD_RC=0
+        started=$(date +%s%N)
+        # Under ptrace LeakSanitizer cannot run (in the ASan build); the leak checks are elsewhere.
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+                DISK=$disk OTHER=$other DISK_NUM="$(majmin "$disk")" OTHER_NUM="$(majmin "$other")" SETUP=$setup \
+                TRACE=$TMP/open.trace BLKID_SO=$blkid_so unshare -m bash -c '
                 set -e
                 mount --make-rprivate /
                 mount -t tmpfs tmpfs /dev
-                mknod "$3" b $5
-                mknod "$4" b $6
+                mknod /dev/null c 1 3
+                mknod "$DISK" b $DISK_NUM
+                mknod "$OTHER" b $OTHER_NUM
                 mkdir -p /dev/disk/by-label /dev/disk/by-uuid
-                ln -s "../../${4#/dev/}" "/dev/disk/by-label/$7"
-                ln -s "../../${4#/dev/}" "/dev/disk/by-uuid/$8"
-                strace -f -qq -e trace=openat -o "$9" "$1" status --json --device "$2" --not-before 2026-01-01 \
-                        --no-stamps --journal-budget 0 || true' \
-                sh "$1" "$2" "$disk" "$other" "$(majmin "$disk")" "$(majmin "$other")" "$label" "$uuid" \
-                "$TMP/open.trace" >"$TMP/udev.json"
-        printf '%s %s %s\n' "$(jq -r '.devices[0].device' "$TMP/udev.json")" "$(jq -r .estimate "$TMP/udev.json")" \
-                "$(grep -q 'libblkid\.so' "$TMP/open.trace" && echo blkid || echo no-blkid)"
+                eval "$SETUP"
+                exec strace -f -qq -e trace=openat -o "$TRACE" "$@"' sh "$@" >"$TMP/pd.out" 2>"$TMP/pd.err" || PD_RC=$?
+        PD_MS=$((($(date +%s%N) - started) / 1000000))
+        PD_OUT=$(cat "$TMP/pd.out") PD_ERR=$(cat "$TMP/pd.err")
+        PD_BLKID=no
+        ! grep -q 'libblkid\.so' "$TMP/open.trace" || PD_BLKID=yes
 }
-for spec in "LABEL=$label" "UUID=$uuid"; do
-        assert_eq "$(udev_dev "$CLOCKFIX" "$spec")" "$other 1800000300 no-blkid" "$spec: udev's link, libblkid not loaded"
-        assert_eq "$(udev_dev "$CLOCKFIX_NOBLKID" "$spec")" "$other 1800000300 no-blkid" "$spec: udev's link, without libblkid"
+POL=(--not-before 2026-01-01 --now 2000-01-01 --no-stamps --journal-budget 0)
+device_of() { jq -r '.devices[0].device' <<<"$PD_OUT"; }
+
+# libblkid is loaded only when it is needed: not for a path or a device number (sysfs names it),
+# and for a tag only when udev has no link for it.
+for root in "$disk" "$devno" "LABEL=$label"; do
+        cmdline "root=$root"
+        private_dev "" "$CLOCKFIX" status --json --cmdline "$TMP/cmdline" "${POL[@]}"
+        assert_eq "$(device_of)" "$disk" "root=$root: the device"
+        case $root in LABEL=*) want=yes ;; *) want=no ;; esac
+        assert_eq "$PD_BLKID" "$want" "root=$root: libblkid loaded"
 done
 
-# Built without libblkid (-Dblkid=false): paths and device numbers as ever; a tag udev has no link
-# for is one clear line; a foreign filesystem is "not ext" without its name.
-CLOCKFIX=$CLOCKFIX_NOBLKID
+# udev's links come first: links that point to the other disk (which libblkid's search would never
+# pick for these values) are what clockfix follows, without loading libblkid; names udev escapes
+# too ("cfx sp" is cfx\x20sp), with or without libblkid in the build.
+links='ln -s "../../${OTHER#/dev/}" "/dev/disk/by-label/'$label'"
+        ln -s "../../${OTHER#/dev/}" "/dev/disk/by-uuid/'$uuid'"
+        ln -s "../../${OTHER#/dev/}" "/dev/disk/by-label/cfx\\x20sp'$$'"'
+for binary in "$CLOCKFIX" "$CLOCKFIX_NOBLKID"; do
+        for spec in "LABEL=$label" "UUID=$uuid" "LABEL=cfx sp$$"; do
+                private_dev "$links" "$binary" status --json --device "$spec" "${POL[@]}"
+                assert_eq "$(device_of) $(jq -r .estimate <<<"$PD_OUT") $PD_BLKID" "$other 1800000300 no" \
+                        "$spec: udev's link ($(basename "$binary"))"
+        done
+done
+
+# A link that udev makes 100 ms after the start is found at once (each look for the device looks
+# for the link; libblkid's search alone waits for the list of devices to change).
+late='(sleep 0.1; ln -s "../../${OTHER#/dev/}" /dev/disk/by-label/cfxlate'$$') &'
+private_dev "$late" "$CLOCKFIX_NOBLKID" status --json --device "LABEL=cfxlate$$" --wait 5 "${POL[@]}"
+assert_eq "$(device_of)" "$other" "a late link: found"
+[ "$PD_MS" -lt 900 ] || fail "a late link: found after $PD_MS ms"
+echo "a link made 100 ms after the start: found after $PD_MS ms (strace included)"
+
+# Without libblkid, built so (-Dblkid=false) or not loadable: paths and device numbers as ever; a
+# tag udev has no link for is one line that says why; a foreign filesystem is "not ext".
 for root in "$disk" "$devno"; do
         cmdline "root=$root"
-        cf status --json --cmdline "$TMP/cmdline" --not-before 2026-01-01
-        assert_eq "$RC:$(jqo '.devices[0].device')" "0:$disk" "without libblkid: root=$root"
+        private_dev "" "$CLOCKFIX_NOBLKID" status --json --cmdline "$TMP/cmdline" "${POL[@]}"
+        assert_eq "$PD_RC:$(device_of)" "0:$disk" "without libblkid: root=$root"
 done
-cf set --dry-run --device "LABEL=$label" --not-before 2026-01-01 --now 2000-01-01
-assert_eq "$RC" 3 "without libblkid, a tag without a link: exit"
-assert_eq "$ERR" "<3>clockfix: LABEL=$label: not under /dev/disk/by-* (no udev?), and without libblkid clockfix cannot search the devices for it (name it as /dev/NAME or MAJOR:MINOR)" \
-        "without libblkid, a tag without a link: message"
+private_dev "" "$CLOCKFIX_NOBLKID" set --dry-run --device "LABEL=$label" "${POL[@]}"
+assert_eq "$PD_RC:$PD_ERR" "3:<3>clockfix: LABEL=$label: no udev link for it (/dev/disk/by-*), and it cannot be searched for: this clockfix is built without libblkid (-Dblkid=false); name the root as /dev/NAME or MAJOR:MINOR" \
+        "built without libblkid, a tag without a link"
+private_dev 'mount --bind /dev/null "$BLKID_SO"' "$CLOCKFIX" set --dry-run --device "LABEL=$label" "${POL[@]}"
+assert_match "$PD_RC:$PD_ERR" "^3:<3>clockfix: LABEL=$label: no udev link for it \(/dev/disk/by-\*\), and it cannot be searched for: libblkid\.so\.1 cannot be loaded \(.*\); name the root as /dev/NAME or MAJOR:MINOR$" \
+        "libblkid not loadable, a tag without a link"
+CLOCKFIX=$CLOCKFIX_NOBLKID
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
 cf set --dry-run --device "$TMP/vfat.img" --not-before 2026-01-01 --now 2000-01-01
 assert_eq "$RC:$ERR" "3:<3>clockfix: $TMP/vfat.img: no ext2/3/4 filesystem found (bad superblock magic)" \

@@ -89,6 +89,42 @@ static void test_classify(void)
         check_int(spec_classify(""), SPEC_UNSUPPORTED);
 }
 
+/* Names of udev's /dev/disk/by-* links, as systemd's encode_devnode_name() and blkid_encode_string() make
+ * them. */
+static void check_encode(const char *value, const char *name)
+{
+        char buf[64];
+
+        check_int(udev_encode_name(value, buf, sizeof(buf)), 0);
+        check_str(buf, name);
+}
+
+static void test_udev_encode(void)
+{
+        char small[8];
+
+        check_encode("6c586e13-3c1f-4a2d-9b8e-0a1b2c3d4e5f", "6c586e13-3c1f-4a2d-9b8e-0a1b2c3d4e5f");
+        check_encode("ABCD-1234", "ABCD-1234");
+        check_encode("rootfs_2.0:#+=@", "rootfs_2.0:#+=@");
+        check_encode("my disk", "my\\x20disk");
+        check_encode("a/b\\c", "a\\x2fb\\x5cc");
+        check_encode("tab\there", "tab\\x09here");
+        /* Valid UTF-8 stays; a lone continuation byte, a truncated or overlong sequence and a surrogate do
+         * not. */
+        check_encode("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82",
+                "caf\xc3\xa9\\x20\xe2\x82\xac\\x20\xf0\x9f\x99\x82");
+        check_encode("\x80x", "\\x80x");
+        check_encode("\xc3", "\\xc3");
+        check_encode("\xc0\xaf", "\\xc0\\xaf");
+        check_encode("\xed\xa0\x80", "\\xed\\xa0\\x80");
+        check_encode("", "");
+        /* What does not fit is refused, never cut. */
+        check_int(udev_encode_name("1234567", small, sizeof(small)), 0);
+        check_int(udev_encode_name("12345678", small, sizeof(small)), -ENAMETOOLONG);
+        check_int(udev_encode_name("123 ", small, sizeof(small)), 0);
+        check_int(udev_encode_name("1234 ", small, sizeof(small)), -ENAMETOOLONG);
+}
+
 static void test_mountinfo(void)
 {
         dev_t devno = 0;
@@ -238,6 +274,7 @@ int main(void)
         check(mkdtemp(dir) != NULL);
         test_cmdline();
         test_classify();
+        test_udev_encode();
         test_mountinfo();
         test_fstab();
         test_resolve_path();
