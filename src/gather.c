@@ -178,7 +178,7 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
                         return k;
         }
         /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
-        if (r == -EMEDIUMTYPE && probe_fstype(d->path, &d->fstype) == -ENOMEM)
+        if (r == -EMEDIUMTYPE && blk_probe_type(d->path, &d->fstype) == -ENOMEM)
                 return -ENOMEM;
         if (r == -EMEDIUMTYPE && !d->fstype && blk_unavailable())
                 log_debug("%s: what it holds is not named: %s", d->path, blk_unavailable());

@@ -394,15 +394,15 @@ int udev_encode_name(const char *value, char *buf, size_t size)
 static char *mapper_name(char *path)
 {
         char sys[64], *name = NULL, *p = NULL;
-        struct stat a, b;
+        struct stat st;
         const char *base = strrchr(path, '/') + 1;
 
         if (strncmp(base, "dm-", 3) != 0 || strlen(base) > 16)
                 return path;
         snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", base);
         if (read_small_file(sys, &name) == 0 &&
-                asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) >= 0 && stat(p, &a) == 0 &&
-                stat(path, &b) == 0 && a.st_rdev == b.st_rdev) {
+                asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) >= 0 &&
+                stat(path, &st) == 0 && is_block_device(p, st.st_rdev)) {
                 free(name);
                 free(path);
                 return p;
@@ -562,9 +562,4 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
 
         free(partitions);
         return r;
-}
-
-int probe_fstype(const char *path, char **ret_type)
-{
-        return blk_probe_type(path, ret_type);
 }

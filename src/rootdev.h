@@ -71,9 +71,6 @@ int udev_encode_name(const char *value, char *buf, size_t size);
 /* The device path of a device number: sysfs' name for it in /dev, else libblkid's. 0, -ENODEV, -ENOMEM. */
 int devno_to_path(dev_t devno, char **ret_path);
 
-/* What libblkid finds on path ("vfat", ...), for messages. 1, 0 if nothing or no libblkid, -errno. */
-int probe_fstype(const char *path, char **ret_type);
-
 /* CLOCK_MONOTONIC in microseconds. */
 usec_t now_monotonic(void);
 
