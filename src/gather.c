@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"
+#include "stat-util.h"
 
 const char *origin_to_text(enum origin o)
 {
@@ -55,16 +55,15 @@ static struct device_report *add_device(struct evidence *ev, enum origin origin,
 /* Was this device already read under another name (root= and mountinfo naming one disk)? */
 static bool already_tried(const struct evidence *ev, const char *path)
 {
-        struct stat a, b;
+        struct file_stat a, b;
 
-        if (stat(path, &a) < 0)
+        if (file_stat(path, &a) < 0)
                 return false;
         for (size_t i = 0; i < ev->n_devices; i++) {
                 const struct device_report *d = ev->devices + i;
-                if (!d->path || stat(d->path, &b) < 0)
+                if (!d->path || file_stat(d->path, &b) < 0)
                         continue;
-                if (S_ISBLK(a.st_mode) ? a.st_rdev == b.st_rdev
-                                       : (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+                if (S_ISBLK(a.mode) ? a.rdev == b.rdev : (a.dev == b.dev && a.ino == b.ino))
                         return true;
         }
         return false;
@@ -93,10 +92,10 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
 /* Whether path is the block device of the filesystem mounted at /: its page cache is newer than the disk. */
 static bool is_mounted_root(const char *path)
 {
-        struct stat dev, root;
+        struct file_stat dev, root;
 
-        return stat(path, &dev) == 0 && S_ISBLK(dev.st_mode) && stat("/", &root) == 0 &&
-                dev.st_rdev == root.st_dev;
+        return file_stat(path, &dev) == 0 && S_ISBLK(dev.mode) && file_stat("/", &root) == 0 &&
+                dev.rdev == root.dev;
 }
 
 /* What lies beyond the superblock: the journal's newest commit, the stamp files. 0 or -ENOMEM. */

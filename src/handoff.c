@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "route.h"
 #include "sd.h"
 #include "stamps.h"
+#include "stat-util.h"
 
 /* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
 #define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
@@ -85,7 +85,7 @@ struct daemon {
         bool ntp_pending; /* the NTP unit is to be started again */
         bool warned_no_dir;
         bool warned_read_only;
-        struct stat flag_at_start; /* of timesyncd's flag, if it was there */
+        struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
         bool have_written;
         uint64_t written;
@@ -119,13 +119,12 @@ static void describe_source(const struct handoff_start *s, char *buf, size_t siz
 /* Whether timesyncd's flag file appeared, or was touched, since the daemon started. */
 static bool timesync_flag_new(const struct daemon *d)
 {
-        struct stat st;
+        struct file_stat st;
 
-        if (stat(d->c->timesync_flag, &st) < 0)
+        if (file_stat(d->c->timesync_flag, &st) < 0)
                 return false;
-        return !d->flag_was_there || st.st_ctim.tv_sec != d->flag_at_start.st_ctim.tv_sec ||
-                st.st_ctim.tv_nsec != d->flag_at_start.st_ctim.tv_nsec ||
-                st.st_ino != d->flag_at_start.st_ino;
+        return !d->flag_was_there || st.ctime.tv_sec != d->flag_at_start.ctime.tv_sec ||
+                st.ctime.tv_nsec != d->flag_at_start.ctime.tv_nsec || st.ino != d->flag_at_start.ino;
 }
 
 /* The one entry that fleets collect: by how much NTP corrected clockfix's estimate. */
@@ -238,11 +237,11 @@ static void network_up(struct daemon *d, const struct default_route *route)
 /* The stamp's mtime in ns, or 0. */
 static uint64_t stamp_mtime(const char *path)
 {
-        struct stat st;
+        struct file_stat st;
 
-        if (stat(path, &st) < 0)
+        if (file_stat(path, &st) < 0)
                 return 0;
-        return (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+        return (uint64_t)st.mtime.tv_sec * 1000000000u + st.mtime.tv_nsec;
 }
 
 /*
@@ -322,13 +321,13 @@ static bool stamp_dir_ready(struct daemon *d)
 {
         const char *path = d->c->stamp_path, *slash = strrchr(path, '/');
         char dir[PATH_MAX];
-        struct stat st;
+        struct file_stat st;
 
         if (!slash || (size_t)(slash - path) >= sizeof(dir))
                 return false;
         memcpy(dir, path, (size_t)(slash - path));
         dir[slash - path] = '\0';
-        if (stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode))
+        if (file_stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.mode))
                 return true;
         if (!d->warned_no_dir)
                 log_warning("%s is not a directory: the stamp file is not kept (create it, or use "
@@ -408,7 +407,7 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
         if (r < 0)
                 goto out;
 
-        if (stat(c->timesync_flag, &d.flag_at_start) == 0)
+        if (file_stat(c->timesync_flag, &d.flag_at_start) == 0)
                 d.flag_was_there = true;
 
         if (clock_ntp_synchronized() > 0) {

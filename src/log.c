@@ -5,10 +5,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "stat-util.h"
 
 static int max_level = LOG_INFO;
 static bool prefix_priority = true; /* "<N>" before each line */
@@ -19,11 +19,11 @@ static bool stderr_is_journal(void)
 {
         const char *e = getenv("JOURNAL_STREAM");
         unsigned long long dev, ino;
-        struct stat st;
+        struct file_stat st;
 
-        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || file_fstat(STDERR_FILENO, &st) < 0)
                 return false;
-        return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+        return (unsigned long long)st.dev == dev && (unsigned long long)st.ino == ino;
 }
 
 void log_open(void)

@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "blk.h"
 #include "rootdev.h"
+#include "stat-util.h"
 
 /* How often to look again for a device that has not appeared (initramfs, --wait). */
 #define POLL_USEC ((usec_t)50 * 1000)
@@ -309,9 +309,9 @@ usec_t now_monotonic(void)
 /* path, if it is the block device devno. */
 static bool is_block_device(const char *path, dev_t devno)
 {
-        struct stat st;
+        struct file_stat st;
 
-        return stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == devno;
+        return file_stat(path, &st) == 0 && S_ISBLK(st.mode) && st.rdev == devno;
 }
 
 int devno_to_path(dev_t devno, char **ret_path)
@@ -394,7 +394,7 @@ int udev_encode_name(const char *value, char *buf, size_t size)
 static char *mapper_name(char *path)
 {
         char sys[64], *name = NULL, *p = NULL;
-        struct stat st;
+        struct file_stat st;
         const char *base = strrchr(path, '/') + 1;
 
         if (strncmp(base, "dm-", 3) != 0 || strlen(base) > 16)
@@ -402,7 +402,7 @@ static char *mapper_name(char *path)
         snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", base);
         if (read_small_file(sys, &name) == 0 &&
                 asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) >= 0 &&
-                stat(path, &st) == 0 && is_block_device(p, st.st_rdev)) {
+                file_stat(path, &st) == 0 && is_block_device(p, st.rdev)) {
                 free(name);
                 free(path);
                 return p;
@@ -420,7 +420,7 @@ static char *mapper_name(char *path)
 static char *tag_from_udev(const char *tag, const char *value)
 {
         char link[PATH_MAX], name[NAME_MAX + 1];
-        struct stat st;
+        struct file_stat st;
         char *p;
 
         if (udev_encode_name(value, name, sizeof(name)) < 0 || strcmp(name, ".") == 0 ||
@@ -430,7 +430,7 @@ static char *tag_from_udev(const char *tag, const char *value)
                 return NULL;
         for (char *c = link + strlen("/dev/disk/by-"); *c != '/'; c++)
                 *c = (char)tolower((unsigned char)*c);
-        if (stat(link, &st) < 0 || !S_ISBLK(st.st_mode))
+        if (file_stat(link, &st) < 0 || !S_ISBLK(st.mode))
                 return NULL;
         p = realpath(link, NULL);
         if (!p)
@@ -442,8 +442,9 @@ static char *tag_from_udev(const char *tag, const char *value)
  */
 static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char **ret)
 {
-        struct stat st;
+        struct file_stat st;
         char *p = NULL;
+        int r;
 
         switch (kind) {
         case SPEC_PATH:
@@ -459,8 +460,8 @@ static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char *
                         for (char *c = p; *c; c++)
                                 if (*c == '!')
                                         *c = '/';
-                if (stat(p, &st) < 0) {
-                        int r = -errno;
+                r = file_stat(p, &st);
+                if (r < 0) {
                         free(p);
                         return r;
                 }
@@ -469,8 +470,7 @@ static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char *
         case SPEC_DEVNO: {
                 dev_t devno = 0;
                 parse_devno(spec, &devno);
-                int r = devno_to_path(devno, &p);
-                if (r < 0)
+                if (devno_to_path(devno, &p) < 0)
                         return -ENOENT;
                 break;
         }
@@ -536,7 +536,7 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
                  * device. While waiting, search again only when the kernel's list
                  * of block devices changed (or after a second, for media that
                  * changed under the same name); reading /proc/partitions costs no
-                 * disk I/O. udev's link is looked for every time: one stat().
+                 * disk I/O. udev's link is looked for every time: one statx().
                  */
                 if (kind == SPEC_TAG) {
                         char *current = NULL;

@@ -7,13 +7,14 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/stat.h> /* futimens() */
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "stamps.h"
+#include "stat-util.h"
 #include "superblock.h"
 
 /* fake-hwclock.data holds one line; anything much longer is not it. */
@@ -139,7 +140,7 @@ static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
 /* The same through the running system: the page cache is newer than the disk. */
 static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
 {
-        struct stat st;
+        struct file_stat st;
         char text[FAKE_HWCLOCK_MAX];
         ssize_t got;
         int fd;
@@ -151,16 +152,16 @@ static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
                 r->reason = r->error == -ENOENT ? NULL : "cannot open it";
                 return;
         }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (file_fstat(fd, &st) < 0 || !S_ISREG(st.mode)) {
                 r->error = -EISDIR;
                 r->reason = "not a regular file";
-        } else if (st.st_dev != root) {
+        } else if (st.dev != root) {
                 /* /var on a filesystem of its own: only the root filesystem is searched. */
                 r->error = -EXDEV;
                 r->reason = "on another filesystem than /";
         } else if (s != STAMP_FAKE_HWCLOCK) {
-                if (st.st_mtim.tv_sec > 0 && sec_to_usec((uint64_t)st.st_mtim.tv_sec, &r->time))
-                        r->time += (usec_t)st.st_mtim.tv_nsec / NSEC_PER_USEC;
+                if (st.mtime.tv_sec > 0 && sec_to_usec((uint64_t)st.mtime.tv_sec, &r->time))
+                        r->time += (usec_t)st.mtime.tv_nsec / NSEC_PER_USEC;
         } else if ((got = read(fd, text, sizeof(text))) < 0) {
                 r->error = -errno;
                 r->reason = "cannot read it";
@@ -173,14 +174,14 @@ static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
 
 int stamps_read(struct struct_ext2_filsys *fs, bool live, struct stamp_report ret[static _STAMP_MAX])
 {
-        struct stat root = { 0 };
+        struct file_stat root = { 0 };
 
-        if (live && stat("/", &root) < 0)
+        if (live && file_stat("/", &root) < 0)
                 live = false;
         for (enum stamp s = 0; s < _STAMP_MAX; s++) {
                 ret[s] = (struct stamp_report){ 0 };
                 if (live)
-                        read_live(s, root.st_dev, ret + s);
+                        read_live(s, root.dev, ret + s);
                 else
                         read_from_disk(fs, s, ret + s);
         }
@@ -210,24 +211,26 @@ int fs_written_kbytes(const char *path, uint64_t *ret)
 {
         char link[PATH_MAX], sys[PATH_MAX + 64], *dir, *slash, text[32];
         unsigned long long kb;
-        struct stat st;
+        struct file_stat st;
         ssize_t n;
-        int fd;
+        int fd, r;
 
-        if (stat(path, &st) < 0) {
-                if (errno != ENOENT || strlen(path) >= sizeof(link))
-                        return -errno;
+        r = file_stat(path, &st);
+        if (r < 0) {
+                if (r != -ENOENT || strlen(path) >= sizeof(link))
+                        return r;
                 strcpy(link, path);
                 dir = link;
                 slash = strrchr(dir, '/');
                 if (!slash)
                         return -ENOENT;
                 *(slash == dir ? slash + 1 : slash) = '\0';
-                if (stat(dir, &st) < 0)
-                        return -errno;
+                r = file_stat(dir, &st);
+                if (r < 0)
+                        return r;
         }
         /* /sys/dev/block/MAJ:MIN links to the device; its name is the one ext4 files its counters under. */
-        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.dev), minor(st.dev));
         n = readlink(sys, link, sizeof(link) - 1);
         if (n < 0)
                 return -errno == -EINVAL ? -ENOENT : -errno;

@@ -18,9 +18,9 @@ enum stamp {
 struct stamp_report {
         int error; /* 0; -ENOENT when the file is not there, as on most systems for some; else -errno */
         const char *reason; /* for error other than -ENOENT: what is wrong (static) */
-        uint32_t inode; /* the inode it was read from on the unmounted filesystem; 0 if read with stat() */
-        bool live;      /* read from the running system with stat(), the filesystem being the mounted / */
-        usec_t time;    /* 0 when none */
+        uint32_t inode;     /* the inode it was read from on the unmounted filesystem; 0 if read live */
+        bool live;          /* read from the running system (statx()), the filesystem being the mounted / */
+        usec_t time;        /* 0 when none */
 };
 
 /* "/var/lib/systemd/timesync/clock", ... */
@@ -33,7 +33,7 @@ struct struct_ext2_filsys;
 /*
  * Reads the stamp files of the root filesystem fs: from the filesystem
  * itself, read-only, with libext2fs; or, when live (fs is the mounted /,
- * whose page cache is newer than the disk), with stat() and read().
+ * whose page cache is newer than the disk), with statx() and read().
  * Returns 0 (each file's problems are in ret[]), or -ENOMEM.
  */
 int stamps_read(struct struct_ext2_filsys *fs, bool live, struct stamp_report ret[static _STAMP_MAX]);

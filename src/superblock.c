@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
+#include "stat-util.h"
 #include "superblock.h"
 
 const char *sb_time_source(enum sb_time t)
@@ -68,13 +68,13 @@ int errcode_to_errno(long e)
 }
 
 /* Size of a block device or regular file, without reading it. 0 or -errno. */
-static int device_size(const char *path, const struct stat *st, uint64_t *ret)
+static int device_size(const char *path, const struct file_stat *st, uint64_t *ret)
 {
         uint64_t size = 0;
         int fd, r = 0;
 
-        if (S_ISREG(st->st_mode)) {
-                *ret = (uint64_t)st->st_size;
+        if (S_ISREG(st->mode)) {
+                *ret = st->size;
                 return 0;
         }
 
@@ -124,7 +124,7 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
          */
         const int flags = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS;
         ext2_filsys fs = NULL;
-        struct stat st;
+        struct file_stat st;
         bool checksum_bad = false, unknown_features = false;
         uint64_t size = 0;
         errcode_t e;
@@ -133,17 +133,18 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
         if (ret_reason)
                 *ret_reason = NULL;
 
-        if (stat(path, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
+        r = file_stat(path, &st);
+        if (r < 0)
+                return r;
+        if (S_ISDIR(st.mode))
                 return -EISDIR;
-        if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+        if (!S_ISBLK(st.mode) && !S_ISREG(st.mode))
                 return -ENOTBLK;
         r = device_size(path, &st, &size);
         if (r < 0)
                 return r;
         /* An SD card reader without a card, an unattached loop device. */
-        if (S_ISBLK(st.st_mode) && size == 0)
+        if (S_ISBLK(st.mode) && size == 0)
                 return -ENOMEDIUM;
         /* The superblock occupies bytes 1024..2047. */
         if (size < 2048)
