@@ -128,7 +128,14 @@ close_to "external: last commit" "$(jqo '.devices[0].journal.newest.time')" "$la
 
 # The journal device gone (an unplugged disk): not waited for beyond a second, even with --wait;
 # the superblock's times are used, with a warning.
+# losetup -d only marks a device that is still open (udev probing it after the unmount) to be
+# detached at its last close: wait until it is really gone.
 losetup -d "$jdev"
+for ((i = 0; i < 100; i++)); do
+        losetup "$jdev" >/dev/null 2>&1 || break
+        sleep 0.1
+done
+! losetup "$jdev" >/dev/null 2>&1 || fail "external, gone: $jdev still attached 10 s after losetup -d"
 started=$(date +%s%N)
 cf set --dry-run --wait 10 --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
 took=$((($(date +%s%N) - started) / 1000000))
