@@ -15,6 +15,32 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A cross build (cross/*.ini): the programs built for the target run under the exe wrapper that
+# meson names in MESON_EXE_WRAPPER (qemu-user with the target's sysroot), as this machine has no
+# binfmt_misc to do it. CLOCKFIX, CLOCKFIX_STATIC and CLOCKFIX_NOBLKID then name small scripts
+# that run them so, which every way of running a program takes (timeout, setpriv, strace, unshare,
+# ip netns exec); the ..._BIN variables name the programs themselves, for tests that copy or
+# inspect the file. SYSROOT is the wrapper's -L directory.
+EXE_WRAPPER=()
+SYSROOT=
+CLOCKFIX_BIN=$CLOCKFIX
+CLOCKFIX_STATIC_BIN=${CLOCKFIX_STATIC:-}
+CLOCKFIX_NOBLKID_BIN=${CLOCKFIX_NOBLKID:-}
+if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
+        eval "EXE_WRAPPER=($MESON_EXE_WRAPPER)"
+        for ((i = 1; i < ${#EXE_WRAPPER[@]}; i++)); do
+                [ "${EXE_WRAPPER[i - 1]}" != -L ] || SYSROOT=${EXE_WRAPPER[i]}
+        done
+        mkdir -p "$TMP/bin"
+        for v in CLOCKFIX CLOCKFIX_STATIC CLOCKFIX_NOBLKID; do
+                [ -n "${!v:-}" ] || continue
+                w=$TMP/bin/$(basename "${!v}")
+                printf '#!/bin/sh\nexec %s %q "$@"\n' "$MESON_EXE_WRAPPER" "${!v}" >"$w"
+                chmod 755 "$w"
+                export "$v=$w"
+        done
+fi
+
 fail() {
         echo "FAIL: $*" >&2
         exit 1
@@ -82,6 +108,46 @@ cf() {
         for i in "${images[@]}"; do fp_after+=("$("$FINGERPRINT" "$i")"); done
         [ "${fp_before[*]}" == "${fp_after[*]}" ] || fail "clockfix $* changed an image"
         return 0
+}
+
+# live_root IMAGE DIR...: IMAGE, attached (DEV) and mounted at ROOT=$TMP/root, made a root to
+# chroot into, as the mounted / of a running system is for clockfix: each DIR of this machine
+# (usr, dev, proc) bound read-only into it, /bin, /lib... linked as here, and clockfix (the
+# dynamic build) in its /tmp. In a cross build the sysroot is bound at its own path too, for the
+# exe wrapper, which /usr holds. Undone by live_root_done, or at exit.
+LIVE_MOUNTS=()
+live_root() {
+        local img=$1 d
+        shift
+        [ "$(id -u)" == 0 ] || fail "needs root to mount and chroot (CI runs as root)"
+        attach "$img"
+        ROOT=$TMP/root
+        mkdir -p "$ROOT"
+        mount "$DEV" "$ROOT"
+        LIVE_MOUNTS=("$ROOT")
+        trap 'live_root_done; cleanup' EXIT
+        for d in "$@" ${SYSROOT:+"${SYSROOT#/}"}; do
+                mkdir -p "$ROOT/$d"
+                mount --bind -o ro "/$d" "$ROOT/$d"
+                LIVE_MOUNTS+=("$ROOT/$d")
+        done
+        for d in bin lib lib64 sbin; do [ ! -L "/$d" ] || ln -sfn "$(readlink "/$d")" "$ROOT/$d"; done
+        mkdir -p "$ROOT/tmp"
+        cp "$CLOCKFIX_BIN" "$ROOT/tmp/clockfix"
+}
+
+live_root_done() {
+        local i
+        for ((i = ${#LIVE_MOUNTS[@]} - 1; i >= 0; i--)); do umount "${LIVE_MOUNTS[i]}" 2>/dev/null || true; done
+        LIVE_MOUNTS=()
+        trap cleanup EXIT
+}
+
+# live_clockfix ARGS...: runs the clockfix of live_root there; sets OUT, ERR, RC
+live_clockfix() {
+        RC=0
+        OUT=$(chroot "$ROOT" "${EXE_WRAPPER[@]}" /tmp/clockfix "$@" 2>"$TMP/stderr") || RC=$?
+        ERR=$(cat "$TMP/stderr")
 }
 
 # jqo FILTER: applies jq to OUT

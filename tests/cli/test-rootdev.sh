@@ -53,7 +53,12 @@ assert_eq "$(jqo '.devices[0].device')" "$disk" "--device LABEL="
 mkimg "$TMP/other.img" 1800000300 8M -t ext4 -L "cfxother$$"
 attach "$TMP/other.img"
 other=$DEV
-blkid_so=$(readlink -f "$(pkg-config --variable=libdir blkid)/libblkid.so.1")
+# (in a cross build, the target's, which qemu-user loads from the sysroot)
+if [ -n "$SYSROOT" ]; then
+        blkid_so=$(readlink -f "$(find "$SYSROOT" -name libblkid.so.1 | head -n 1)")
+else
+        blkid_so=$(readlink -f "$(pkg-config --variable=libdir blkid)/libblkid.so.1")
+fi
 # private_dev SETUP BINARY ARGS...: runs BINARY ARGS... under strace there, after the shell
 # snippet SETUP; sets PD_OUT, PD_ERR, PD_RC, PD_MS (wall time) and PD_BLKID (yes: libblkid opened)
 private_dev() {

@@ -7,4 +7,5 @@ target=$1
 shift
 mapfile -t inputs < <(find "$@" -type f 2>/dev/null | sort)
 [ ${#inputs[@]} -gt 0 ] || { echo "FAIL: no input in $*" >&2; exit 1; }
-"$target" "${inputs[@]}"
+# In a cross build, through the exe wrapper (qemu-user) that meson names.
+${MESON_EXE_WRAPPER:-} "$target" "${inputs[@]}"
