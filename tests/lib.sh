@@ -150,6 +150,16 @@ live_clockfix() {
         ERR=$(cat "$TMP/stderr")
 }
 
+# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
+wait_for() {
+        local i
+        for ((i = 0; i < $3 * 10; i++)); do
+                grep -qE -- "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
 # jqo FILTER: applies jq to OUT
 jqo() {
         jq -r "$1" <<<"$OUT"

@@ -28,16 +28,6 @@ NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
 # The kernel's NTP state of the host, read by clockfix itself (adjtimex, read only).
 host_synced=$("$CLOCKFIX" status --json --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" | jq -r .ntp_synchronized)
 
-# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
-wait_for() {
-        local i
-        for ((i = 0; i < $3 * 10; i++)); do
-                grep -qE -- "$2" "$1" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        return 1
-}
-
 # wait_exit PID SECONDS: the exit status of PID, or fail if it runs longer
 wait_exit() {
         local i

@@ -119,16 +119,6 @@ NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
 DAEMON=(daemon --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))")
 host_synced=$("$CLOCKFIX" status --json --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" | jq -r .ntp_synchronized)
 
-# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
-wait_for() {
-        local i
-        for ((i = 0; i < $3 * 10; i++)); do
-                grep -qE -- "$2" "$1" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        return 1
-}
-
 # timesyncd's flag, there at the start with times in 2039, then touched again (its change time
 # moves; the other two stay in 2039), in a private /run/systemd.
 cat >"$TMP/sync.sh" <<SH
