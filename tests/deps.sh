@@ -14,6 +14,10 @@ TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace sy
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
         clang libclang-rt-14-dev man-db)
 
+# For the builds for boards (tests/cross.sh): the cross compilers, qemu-user to run the tests of
+# the target's programs, qemu-system-arm for the ARM guests (qemu-system-aarch64 too).
+CROSS_PACKAGES=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user-static qemu-system-arm)
+
 # install_packages PACKAGE...: apt-get installs those not installed yet (needs root for that).
 install_packages() {
         local missing=() p
@@ -26,6 +30,9 @@ install_packages() {
                 return 1
         fi
         echo "Installing ${missing[*]}"
-        apt-get update
+        # One index that fails (a mirror syncing one architecture's security suite, which
+        # cross/sysroot.sh adds to dpkg) leaves the rest usable: apt-get install says if what it
+        # needs is missing.
+        apt-get update || echo "apt-get update reported errors; installing from the lists it has" >&2
         DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 }

@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The whole test suite on a fresh Debian 12 machine, as root: installs what the build and the
 # tests need, builds with warnings as errors in build-test/, and runs every suite, and the cli and
-# image suites again with clockfix under strace (nothing opened for writing); then builds
-# again in build-asan/ with AddressSanitizer and UndefinedBehaviorSanitizer and runs every suite
-# but the VM boots there (any invalid access, leak or undefined behaviour fails the test that
-# met it); then fuzzes each fuzz target for FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh);
-# then builds the Debian package, lints, installs, runs and purges it (tests/deb.sh).
+# image suites again with clockfix under strace (nothing opened for writing); then builds for
+# armhf and arm64 and runs every suite there under emulation, the ARM guests' boots included
+# (tests/cross.sh); then builds again in build-asan/ with AddressSanitizer and
+# UndefinedBehaviorSanitizer and runs every suite but the VM boots there (any invalid access, leak
+# or undefined behaviour fails the test that met it); then fuzzes each fuzz target for
+# FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
+# installs, runs and purges it (tests/deb.sh).
 # Arguments go to the first `meson test` (a suite, a test), and then the rest is left out.
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
-install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
 
 # setup DIR OPTION...: a fresh meson build directory
 setup() {
@@ -34,6 +36,11 @@ meson test -C build-test --print-errorlogs "$@"
 # in tests/lib.sh): an open for writing, creating or truncating, or a write but to stdout and
 # stderr, fails the test.
 CLOCKFIX_TRACE_WRITES=1 meson test -C build-test --print-errorlogs --no-rebuild --suite cli --suite image
+
+# The boards: built for armhf (a 32-bit time_t) and arm64, dynamic and static, and the unit, image,
+# cli and vm suites run under emulation (tests/cross.sh).
+bash tests/cross.sh armhf
+bash tests/cross.sh arm64
 
 setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 meson compile -C build-asan

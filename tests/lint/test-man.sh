@@ -17,7 +17,9 @@ done
 
 text8=$(LC_ALL=C MANWIDTH=200 man -l man/clockfix.8 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g')
 text5=$(LC_ALL=C MANWIDTH=200 man -l man/clockfix.conf.5 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g')
-mapfile -t options < <("$CLOCKFIX" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+# (a cross build's clockfix runs under the exe wrapper: tests/lib.sh)
+eval "wrapper=(${MESON_EXE_WRAPPER:-})"
+mapfile -t options < <("${wrapper[@]}" "$CLOCKFIX" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 [ ${#options[@]} -gt 15 ] || fail "found only ${#options[@]} options in --help"
 for o in "${options[@]}"; do
         grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$text8" || fail "clockfix(8) does not document $o"
