@@ -14,7 +14,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
+started=$(date +%s)
+# stage WHAT: how long the run has taken so far, after each stage, for the log
+stage() {
+        echo "== $1 done: $(($(date +%s) - started)) s since the start"
+}
+
 install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
+stage packages
 
 # setup DIR OPTION...: a fresh meson build directory
 setup() {
@@ -31,23 +38,30 @@ setup build-test
 meson compile -C build-test
 meson test -C build-test --print-errorlogs "$@"
 [ $# -eq 0 ] || exit 0
+stage "amd64: every suite"
 
 # Never write: the cli and image suites once more with every clockfix they run under strace (cf
 # in tests/lib.sh): an open for writing, creating or truncating, or a write but to stdout and
 # stderr, fails the test.
 CLOCKFIX_TRACE_WRITES=1 meson test -C build-test --print-errorlogs --no-rebuild --suite cli --suite image
+stage "amd64: cli and image under strace"
 
-# The boards: built for armhf (a 32-bit time_t) and arm64, dynamic and static, and the unit, image,
-# cli and vm suites run under emulation (tests/cross.sh).
+# The boards: built for armhf (a 32-bit time_t) and arm64, dynamic and static, and every suite run
+# under emulation, ARM guests included (tests/cross.sh).
 bash tests/cross.sh armhf
+stage armhf
 bash tests/cross.sh arm64
+stage arm64
 
 setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 meson compile -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C build-asan --print-errorlogs --no-suite vm
+stage "ASan and UBSan"
 
 bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
+stage fuzzing
 
 # Last, as it installs and purges a package on this machine: the Debian package (tests/deb.sh).
 bash tests/deb.sh
+stage "Debian package"
