@@ -32,14 +32,40 @@ if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
                 [ "${EXE_WRAPPER[i - 1]}" != -L ] || SYSROOT=${EXE_WRAPPER[i]}
         done
         mkdir -p "$TMP/bin"
+        declare -A REAL_BIN # wrapper script -> the program it runs
         for v in CLOCKFIX CLOCKFIX_STATIC CLOCKFIX_NOBLKID; do
                 [ -n "${!v:-}" ] || continue
                 w=$TMP/bin/$(basename "${!v}")
                 printf '#!/bin/sh\nexec %s %q "$@"\n' "$MESON_EXE_WRAPPER" "${!v}" >"$w"
                 chmod 755 "$w"
+                REAL_BIN[$w]=${!v}
                 export "$v=$w"
         done
 fi
+
+# user_wrapper WRAPPER: prints a script that runs the program WRAPPER runs, for the user nobody.
+# qemu-user opens the program and the sysroot by their paths, with the user's rights, and the
+# checkout may lie in a directory nobody may enter (a clone in a mktemp -d directory, mode 700):
+# copies of both in $TMP, made once, serve instead.
+user_wrapper() {
+        local real=${REAL_BIN[$1]} w=$TMP/user/bin/$(basename "$1") arg prev= args=()
+        if [ ! -d "$TMP/user" ]; then
+                mkdir -p "$TMP/user/bin"
+                cp -a "$SYSROOT" "$TMP/user/sysroot"
+                chmod -R a+rX "$TMP/user"
+        fi
+        if [ ! -x "$w" ]; then
+                cp "$real" "$w.bin"
+                for arg in "${EXE_WRAPPER[@]}"; do
+                        [ "$prev" != -L ] || arg=$TMP/user/sysroot
+                        args+=("$arg")
+                        prev=$arg
+                done
+                printf '#!/bin/sh\nexec %s %q "$@"\n' "$(printf '%q ' "${args[@]}")" "$w.bin" >"$w"
+                chmod 755 "$w" "$w.bin"
+        fi
+        echo "$w"
+}
 
 fail() {
         echo "FAIL: $*" >&2
@@ -92,10 +118,12 @@ cf() {
                 esac
         done
         for i in "${images[@]}"; do fp_before+=("$("$FINGERPRINT" "$i")"); done
+        local program=$CLOCKFIX
+        [ -z "${AS_USER:-}" ] || [ ${#EXE_WRAPPER[@]} -eq 0 ] || program=$(user_wrapper "$CLOCKFIX")
         RC=0
         OUT=$(${CLOCKFIX_TRACE_WRITES:+strace -f -qq -o "$TMP/writes.trace" -e trace=open,openat,openat2,creat,truncate,ftruncate,write,writev,pwrite64,pwritev,pwritev2} \
                 ${AS_USER:+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs} \
-                "$CLOCKFIX" "$@" 2>"$TMP/stderr") || RC=$?
+                "$program" "$@" 2>"$TMP/stderr") || RC=$?
         ERR=$(cat "$TMP/stderr")
         if [ -n "${CLOCKFIX_TRACE_WRITES:-}" ]; then
                 local bad
