@@ -46,7 +46,8 @@ qemu=$(sed -n "s/^wrapper = \['\([^']*\)'.*/\1/p" "cross/$arch.ini")
 # count WHAT: "WHAT: N passed, N failed", from meson's own record of the last run
 count() {
         jq -rs --arg what "$1" \
-                '"\($what): \(map(select(.result == "OK")) | length) passed, \(map(select(.result != "OK")) | length) failed"' \
+                'map(select(type == "object" and has("result"))) |
+                "\($what): \(map(select(.result == "OK")) | length) passed, \(map(select(.result != "OK")) | length) failed"' \
                 "build-cross/$arch/meson-logs/testlog.json"
 }
 rc=0

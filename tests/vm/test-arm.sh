@@ -21,6 +21,9 @@ export CLOCKFIX=${CLOCKFIX:-${CLOCKFIX_STATIC:-}} FINGERPRINT=${FINGERPRINT:-/bi
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 : "${CLOCKFIX_STATIC:?run through meson test}" "${NTP_PLAY:?run through meson test}"
+# The program itself, which goes into the guest (in a cross build's tests CLOCKFIX_STATIC names a
+# script that runs it under qemu-user on this machine: tests/lib.sh).
+STATIC=$CLOCKFIX_STATIC_BIN
 
 STEP=3600
 case "$VM_ARCH" in
@@ -42,16 +45,16 @@ if [ -z "${CLOCK_NOW:-}" ]; then
         "$cross-gcc" -O2 -static -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 -o "$CLOCK_NOW" \
                 "$SRCDIR/tests/vm/clock-now.c" || fail "cannot build clock-now with $cross-gcc"
 fi
-for f in "$CLOCKFIX_STATIC" "$NTP_PLAY" "$CLOCK_NOW"; do
+for f in "$STATIC" "$NTP_PLAY" "$CLOCK_NOW"; do
         elf_check "$f"
 done
 
 vm_kernel
 # ext4 too, for the daemon's read-write mount (clockfix itself reads the disk with libext2fs).
 VM_INITRAMFS_MODULES="virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic" \
-        vm_busybox_initramfs "$TMP/initrd.gz" "$SRCDIR/tests/vm/arm-init" "$CLOCKFIX_STATIC:/clockfix" \
+        vm_busybox_initramfs "$TMP/initrd.gz" "$SRCDIR/tests/vm/arm-init" "$STATIC:/clockfix" \
         "$CLOCK_NOW:/bin/clock-now" "$NTP_PLAY:/bin/ntp-play"
-echo "$VM_ARCH: kernel $KVER; static clockfix $(stat -c %s "$CLOCKFIX_STATIC") bytes;" \
+echo "$VM_ARCH: kernel $KVER; static clockfix $(stat -c %s "$STATIC") bytes;" \
         "initramfs $(stat -c %s "$TMP/initrd.gz") bytes"
 
 # arm_disk OUT WRITTEN: an ext4 root filesystem with nothing to boot (the initramfs does all), but
