@@ -138,7 +138,9 @@ wait_for "$TMP/notify2.log" "^READY=1 \| STATUS=Clock left alone, already past s
 
 ############################################################################
 # NTP through timesyncd's flag file (a private /run/systemd, without journald: the entry goes to
-# stderr). A flag that was there at the start counts only once touched again.
+# stderr). A flag that was there at the start counts only once touched again: touched every second
+# until the daemon has seen it, so that a touch comes after the daemon's first look however long
+# that takes (emulation, a loaded machine).
 cat >"$TMP/sync.sh" <<'SH'
 set -e
 mount -t tmpfs tmpfs /run/systemd
@@ -146,9 +148,10 @@ mkdir /run/systemd/timesync
 touch /run/systemd/timesync/synchronized
 "$@" &
 daemon=$!
-sleep 2.5
-echo "touching the flag" >&2
-touch /run/systemd/timesync/synchronized
+while sleep 1 && kill -0 "$daemon" 2>/dev/null; do
+        echo "touching the flag" >&2
+        touch /run/systemd/timesync/synchronized
+done
 wait "$daemon"
 SH
 rc=0

@@ -120,7 +120,9 @@ DAEMON=(daemon --device "$TMP/old.img" --config /dev/null --not-before "@$((old 
 host_synced=$("$CLOCKFIX" status --json --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" | jq -r .ntp_synchronized)
 
 # timesyncd's flag, there at the start with times in 2039, then touched again (its change time
-# moves; the other two stay in 2039), in a private /run/systemd.
+# moves; the other two stay in 2039), in a private /run/systemd. Touched every second until the
+# daemon has seen it: however long the daemon takes to look at the flag first (emulation, a loaded
+# machine), a touch comes after.
 cat >"$TMP/sync.sh" <<SH
 set -e
 mount -t tmpfs tmpfs /run/systemd
@@ -128,9 +130,12 @@ mkdir /run/systemd/timesync
 touch -d @$T39 /run/systemd/timesync/synchronized
 "\$@" &
 daemon=\$!
-sleep 2
-echo "touching the flag" >&2
-touch -d @$((T39 + 5)) /run/systemd/timesync/synchronized
+i=1
+while sleep 1 && kill -0 "\$daemon" 2>/dev/null; do
+        echo "touching the flag" >&2
+        touch -d @\$(($T39 + i)) /run/systemd/timesync/synchronized
+        i=\$((i + 1))
+done
 wait "\$daemon"
 SH
 rc=0
@@ -141,6 +146,9 @@ if [ "$host_synced" == false ]; then
         assert_match "$(sed -n '/touching the flag/,$p' "$TMP/sync.err")" "Clock synchronised by NTP \(timesyncd\)" \
                 "flag dated 2039: synchronisation seen after the flag was touched"
 else
+        # The host's kernel says synchronised: the daemon has nothing to wait for, and the flag's
+        # detection is left to the ARM guests' test (vm-arm), whose clock nobody else keeps.
+        echo "the host's clock is synchronised by NTP: the flag dated 2039 is not looked for here"
         assert_match "$(cat "$TMP/sync.err")" "already synchronised by NTP" "the host's clock is synchronised"
 fi
 
