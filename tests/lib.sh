@@ -21,6 +21,12 @@ trap cleanup EXIT
 # that run them so, which every way of running a program takes (timeout, setpriv, strace, unshare,
 # ip netns exec); the ..._BIN variables name the programs themselves, for tests that copy or
 # inspect the file. SYSROOT is the wrapper's -L directory.
+# sq WORD: WORD quoted for /bin/sh (single quotes; bash's printf %q may write $'...', which dash
+# does not read)
+sq() {
+        printf "'%s'" "${1//\'/\'\\\'\'}"
+}
+
 EXE_WRAPPER=()
 SYSROOT=
 CLOCKFIX_BIN=$CLOCKFIX
@@ -36,7 +42,7 @@ if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
         for v in CLOCKFIX CLOCKFIX_STATIC CLOCKFIX_NOBLKID; do
                 [ -n "${!v:-}" ] || continue
                 w=$TMP/bin/$(basename "${!v}")
-                printf '#!/bin/sh\nexec %s %q "$@"\n' "$MESON_EXE_WRAPPER" "${!v}" >"$w"
+                printf '#!/bin/sh\nexec %s %s "$@"\n' "$MESON_EXE_WRAPPER" "$(sq "${!v}")" >"$w"
                 chmod 755 "$w"
                 REAL_BIN[$w]=${!v}
                 export "$v=$w"
@@ -48,7 +54,9 @@ fi
 # checkout may lie in a directory nobody may enter (a clone in a mktemp -d directory, mode 700):
 # copies of both in $TMP, made once, serve instead.
 user_wrapper() {
-        local real=${REAL_BIN[$1]} w=$TMP/user/bin/$(basename "$1") arg prev= args=()
+        local real=${REAL_BIN[$1]:-} w=$TMP/user/bin/$(basename "$1") arg prev= words=
+        # (a program of this machine, such as a test's own stand-in, runs as it is)
+        [ -n "$real" ] || { echo "$1"; return; }
         if [ ! -d "$TMP/user" ]; then
                 mkdir -p "$TMP/user/bin"
                 cp -a "$SYSROOT" "$TMP/user/sysroot"
@@ -58,10 +66,10 @@ user_wrapper() {
                 cp "$real" "$w.bin"
                 for arg in "${EXE_WRAPPER[@]}"; do
                         [ "$prev" != -L ] || arg=$TMP/user/sysroot
-                        args+=("$arg")
+                        words+="$(sq "$arg") "
                         prev=$arg
                 done
-                printf '#!/bin/sh\nexec %s %q "$@"\n' "$(printf '%q ' "${args[@]}")" "$w.bin" >"$w"
+                printf '#!/bin/sh\nexec %s%s "$@"\n' "$words" "$(sq "$w.bin")" >"$w"
                 chmod 755 "$w" "$w.bin"
         fi
         echo "$w"

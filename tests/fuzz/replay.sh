@@ -7,5 +7,6 @@ target=$1
 shift
 mapfile -t inputs < <(find "$@" -type f 2>/dev/null | sort)
 [ ${#inputs[@]} -gt 0 ] || { echo "FAIL: no input in $*" >&2; exit 1; }
-# In a cross build, through the exe wrapper (qemu-user) that meson names.
-${MESON_EXE_WRAPPER:-} "$target" "${inputs[@]}"
+# In a cross build, through the exe wrapper (qemu-user) that meson names, shell-quoted.
+eval "wrapper=(${MESON_EXE_WRAPPER:-})"
+"${wrapper[@]}" "$target" "${inputs[@]}"
