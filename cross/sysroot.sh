@@ -46,6 +46,11 @@ if ! apt-cache show "libext2fs-dev:$arch" >/dev/null 2>&1; then
                 { echo "$0: no $arch packages in apt's lists: check /etc/apt/sources.list" >&2; exit 1; }
 fi
 
+# DIR is emptied first: only if it is a sysroot this script made, or empty.
+if [ -d "$dir" ] && [ ! -f "$dir/.packages" ] && [ -n "$(ls -A "$dir")" ]; then
+        echo "$0: $dir is not empty and not a sysroot made by this script: name another directory" >&2
+        exit 1
+fi
 rm -rf "$dir"
 mkdir -p "$dir/.debs"
 # As root, apt warns that its sandbox user cannot write here, and downloads all the same.

@@ -19,7 +19,7 @@ armhf | arm64) ;;
 *) echo "$0: $arch: not a target of cross/ (armhf, arm64)" >&2; exit 2 ;;
 esac
 . tests/deps.sh
-install_packages "${BUILD_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
+install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
 
 bash cross/sysroot.sh "$arch" "build-cross/sysroot-$arch"
 cross=(--cross-file "build-cross/sysroot-$arch/sysroot.ini" --cross-file "cross/$arch.ini")
