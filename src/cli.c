@@ -589,7 +589,7 @@ static int config_file(struct options *o)
         return r;
 }
 
-/* The policy of DESIGN.md §3 from the options. 0, or -EINVAL after logging. */
+/* The policy of docs/design.md §3 from the options. 0, or -EINVAL after logging. */
 static int make_policy(const struct options *o, int level, struct policy *ret)
 {
         struct policy p = {

@@ -57,7 +57,7 @@ int policy_validate(const struct policy *p);
 enum verdict candidate_verdict(const struct policy *p, const struct candidate *c);
 
 /*
- * Applies the rules of DESIGN.md §3 to candidates[0..n) with the clock reading
+ * Applies the rules of docs/design.md §3 to candidates[0..n) with the clock reading
  * now (synchronized: the kernel says NTP keeps it):
  *   estimate = max(floor, plausible candidates), the first listed winning a tie;
  *   target = estimate + margin;

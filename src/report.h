@@ -20,7 +20,7 @@ struct status {
 /* A table of devices and times, then the decision. */
 void report_text(FILE *f, const struct status *s);
 
-/* One JSON object, as DESIGN.md §5 specifies, followed by a newline. */
+/* One JSON object, as docs/design.md §8 specifies, followed by a newline. */
 void report_json(FILE *f, const struct status *s);
 
 /* Writes s as a JSON string (quoted, escaped, invalid UTF-8 replaced by U+FFFD); "null" for NULL. */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The systemd unit as built: systemd-analyze verify accepts it without a single warning, and it
-# is ordered where DESIGN.md says: before time-set.target and before the root filesystem is
+# is ordered where docs/design.md §5 says: before time-set.target and before the root filesystem is
 # checked or remounted read-write, pulling in time-set.target, never claiming time-sync.target.
 . "$SRCDIR/tests/lib.sh"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fuzz-decide: the decision on any policy, clock and candidates (from the
- * input's bytes), against the rules of DESIGN.md §3: the clock only moves
+ * input's bytes), against the rules of docs/design.md §3: the clock only moves
  * forward unless it is itself implausible, the estimate is never before the
  * floor nor after not-after, no margin overflows, nothing is set without
  * evidence or while NTP keeps the clock.

@@ -16,4 +16,9 @@ last=$(grep -v -e '^#' -e '^set ' -e '^cd ' -e '^$' .ci/run | tail -n 1)
 for p in meson libext2fs-dev libblkid-dev libsystemd-dev e2fsprogs dosfstools fdisk jq strace systemd clang-format iproute2 debootstrap; do
         [[ " ${BUILD_PACKAGES[*]} ${TEST_PACKAGES[*]} " == *" $p "* ]] || fail "tests/deps.sh does not install $p"
 done
+# The design the code cites is the repository's own (docs/design.md), not notes that are not shipped.
+cited=$(grep -rlE 'DESIGN\.md|\.\./shared/' src tests initramfs systemd bench cross docs man debian meson.build \
+        README.md CONTRIBUTING.md | grep -v '^tests/lint/test-readme\.sh$' || true)
+[ -z "$cited" ] || fail "these cite design notes that are not in the repository (cite docs/design.md): $cited"
+[ -f docs/design.md ] || fail "no docs/design.md"
 echo ok
