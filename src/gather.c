@@ -89,13 +89,18 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
  * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
  * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
  */
-/* Whether path is the block device of the filesystem mounted at /: its page cache is newer than the disk. */
-static bool is_mounted_root(const char *path)
+/*
+ * The device number of the filesystem mounted at / when path is its block device (its page cache
+ * is newer than the disk), else 0 (no block device has number 0).
+ */
+static dev_t mounted_root(const char *path)
 {
         struct file_stat dev, root;
 
-        return file_stat(path, &dev) == 0 && S_ISBLK(dev.mode) && file_stat("/", &root) == 0 &&
-                dev.rdev == root.dev;
+        if (file_stat(path, &dev) == 0 && S_ISBLK(dev.mode) && file_stat("/", &root) == 0 &&
+                dev.rdev == root.dev)
+                return root.dev;
+        return 0;
 }
 
 /* What lies beyond the superblock: the journal's newest commit, the stamp files. 0 or -ENOMEM. */
@@ -116,7 +121,7 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                 d->have_journal = d->journal.location != JOURNAL_NONE;
         }
         if (!config->no_stamps) {
-                r = stamps_read(fs, is_mounted_root(d->path), d->stamps);
+                r = stamps_read(fs, mounted_root(d->path), d->stamps);
                 if (r < 0)
                         return r;
                 d->have_stamps = true;

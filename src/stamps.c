@@ -172,16 +172,12 @@ static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
         close(fd);
 }
 
-int stamps_read(struct struct_ext2_filsys *fs, bool live, struct stamp_report ret[static _STAMP_MAX])
+int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_report ret[static _STAMP_MAX])
 {
-        struct file_stat root = { 0 };
-
-        if (live && file_stat("/", &root) < 0)
-                live = false;
         for (enum stamp s = 0; s < _STAMP_MAX; s++) {
                 ret[s] = (struct stamp_report){ 0 };
-                if (live)
-                        read_live(s, root.dev, ret + s);
+                if (live_root != 0)
+                        read_live(s, live_root, ret + s);
                 else
                         read_from_disk(fs, s, ret + s);
         }

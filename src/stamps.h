@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "time-util.h"
 
@@ -32,11 +33,12 @@ struct struct_ext2_filsys;
 
 /*
  * Reads the stamp files of the root filesystem fs: from the filesystem
- * itself, read-only, with libext2fs; or, when live (fs is the mounted /,
- * whose page cache is newer than the disk), with statx() and read().
+ * itself, read-only, with libext2fs; or, when live_root is not 0 (fs is the
+ * mounted /, whose device number live_root is, and whose page cache is newer
+ * than the disk), with statx() and read().
  * Returns 0 (each file's problems are in ret[]), or -ENOMEM.
  */
-int stamps_read(struct struct_ext2_filsys *fs, bool live, struct stamp_report ret[static _STAMP_MAX]);
+int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_report ret[static _STAMP_MAX]);
 
 /* An mtime as ext4 stores it: a signed 32-bit base and, when present, the extra field. 0 if not after 1970.
  */
