@@ -3,6 +3,14 @@
 
 set -euo pipefail
 export TZ=UTC LC_ALL=C
+
+# Each test in a mount namespace of its own (as root). Tests run side by side, and a namespace
+# that another test makes meanwhile (unshare -m) would hold a copy of every mount this one makes:
+# an unmount here would then only detach this test's copy, and the filesystem, still mounted
+# there, would not be written to its image before this test reads it.
+if [ "$(id -u)" == 0 ] && [ -z "${CLOCKFIX_TEST_NS:-}" ]; then
+        CLOCKFIX_TEST_NS=1 exec unshare -m --propagation private "$BASH" "$0" "$@"
+fi
 : "${CLOCKFIX:?run through meson test}" "${FINGERPRINT:?run through meson test}"
 
 TMP=$(mktemp -d /tmp/clockfix-test.XXXXXX)
