@@ -3,10 +3,8 @@
 # The man pages render without a warning (man --warnings, groff -ww), and say everything the
 # program has: every option of `clockfix --help` in clockfix(8), every key of the shipped
 # clockfix.conf in clockfix.conf(5), every exit code main() documents in clockfix(8).
-set -euo pipefail
+. "$SRCDIR/tests/lib.sh"
 cd "$SRCDIR"
-: "${CLOCKFIX:?run through meson test}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for page in man/clockfix.8 man/clockfix.conf.5; do
         err=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || fail "$page: man failed: $err"
@@ -17,9 +15,7 @@ done
 
 text8=$(LC_ALL=C MANWIDTH=200 man -l man/clockfix.8 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g')
 text5=$(LC_ALL=C MANWIDTH=200 man -l man/clockfix.conf.5 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g')
-# (a cross build's clockfix runs under the exe wrapper: tests/lib.sh)
-eval "wrapper=(${MESON_EXE_WRAPPER:-})"
-mapfile -t options < <("${wrapper[@]}" "$CLOCKFIX" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+mapfile -t options < <("$CLOCKFIX" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 [ ${#options[@]} -gt 15 ] || fail "found only ${#options[@]} options in --help"
 for o in "${options[@]}"; do
         grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$text8" || fail "clockfix(8) does not document $o"

@@ -4,7 +4,7 @@
  * with FILE that file's mtime, for the ARM test guests. busybox's `date +%s`
  * and `stat` cannot stand in: on Debian 12 armhf they have a 32-bit time_t and
  * print 1970, 0 or nothing for times after 2038. Built with
- * -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 (tests/meson.build, tests/vm/test-arm.sh):
+ * -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 (tests/meson.build):
  * a 64-bit time_t wherever it runs.
  */
 

@@ -11,24 +11,20 @@
 #    timesyncd's flag file appear; then NTP steps the clock an hour and marks the kernel
 #    synchronised: the daemon logs it, and touches its stamp file, whose time is after 2038 in the
 #    guest and on the disk.
-# The guest reads times with clock-now (tests/vm/clock-now.c, a 64-bit time_t): busybox's date and
-# stat print nonsense after 2038 on armhf. CLOCK_NOW names it built for VM_ARCH; without it, this
-# test builds it with the cross compiler.
-
-# tests/lib.sh asks for the clockfix and fingerprint programs of the build: in a cross build they
-# are ARM programs, which this test never runs on the host.
-export CLOCKFIX=${CLOCKFIX:-${CLOCKFIX_STATIC:-}} FINGERPRINT=${FINGERPRINT:-/bin/false}
+# The guest reads times with clock-now (tests/vm/clock-now.c, a 64-bit time_t, CLOCK_NOW): busybox's
+# date and stat print nonsense after 2038 on armhf.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
-: "${CLOCKFIX_STATIC:?run through meson test}" "${NTP_PLAY:?run through meson test}"
+: "${CLOCKFIX_STATIC:?run through meson test}" "${NTP_PLAY:?run through meson test}" \
+        "${CLOCK_NOW:?run through meson test}"
 # The program itself, which goes into the guest (in a cross build's tests CLOCKFIX_STATIC names a
 # script that runs it under qemu-user on this machine: tests/lib.sh).
 STATIC=$CLOCKFIX_STATIC_BIN
 
 STEP=3600
 case "$VM_ARCH" in
-armhf) cross=arm-linux-gnueabihf elf_machine=28 ;;
-arm64) cross=aarch64-linux-gnu elf_machine=b7 ;;
+armhf) elf_machine=28 ;;
+arm64) elf_machine=b7 ;;
 *) fail "VM_ARCH=$VM_ARCH: this test boots armhf or arm64" ;;
 esac
 
@@ -40,11 +36,6 @@ elf_check() {
                 fail "$1 is not a program for $VM_ARCH"
 }
 
-if [ -z "${CLOCK_NOW:-}" ]; then
-        CLOCK_NOW=$TMP/clock-now
-        "$cross-gcc" -O2 -static -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 -o "$CLOCK_NOW" \
-                "$SRCDIR/tests/vm/clock-now.c" || fail "cannot build clock-now with $cross-gcc"
-fi
 for f in "$STATIC" "$NTP_PLAY" "$CLOCK_NOW"; do
         elf_check "$f"
 done
