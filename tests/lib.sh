@@ -23,18 +23,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A cross build (cross/*.ini): the programs built for the target run under the exe wrapper that
-# meson names in MESON_EXE_WRAPPER (qemu-user with the target's sysroot), as this machine has no
-# binfmt_misc to do it. CLOCKFIX, CLOCKFIX_STATIC and CLOCKFIX_NOBLKID then name small scripts
-# that run them so, which every way of running a program takes (timeout, setpriv, strace, unshare,
-# ip netns exec); the ..._BIN variables name the programs themselves, for tests that copy or
-# inspect the file. SYSROOT is the wrapper's -L directory.
 # sq WORD: WORD quoted for /bin/sh (single quotes; bash's printf %q may write $'...', which dash
 # does not read)
 sq() {
         printf "'%s'" "${1//\'/\'\\\'\'}"
 }
 
+# A cross build (cross/*.ini): the programs built for the target run under the exe wrapper that
+# meson names in MESON_EXE_WRAPPER (qemu-user with the target's sysroot), as this machine has no
+# binfmt_misc to do it. CLOCKFIX, CLOCKFIX_STATIC and CLOCKFIX_NOBLKID then name small scripts
+# that run them so, which every way of running a program takes (timeout, setpriv, strace, unshare,
+# ip netns exec); the ..._BIN variables name the programs themselves, for tests that copy or
+# inspect the file. SYSROOT is the wrapper's -L directory.
 EXE_WRAPPER=()
 SYSROOT=
 CLOCKFIX_BIN=$CLOCKFIX
