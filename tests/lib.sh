@@ -204,6 +204,16 @@ wait_for() {
         return 1
 }
 
+# wait_count FILE REGEX N SECONDS: waits until N lines of FILE match REGEX (extended)
+wait_count() {
+        local i
+        for ((i = 0; i < $4 * 10; i++)); do
+                [ "$(grep -cE -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
 # jqo FILTER: applies jq to OUT
 jqo() {
         jq -r "$1" <<<"$OUT"
