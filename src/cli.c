@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,27 +101,6 @@ void options_done(struct options *o)
         free(o->ntp_unit);
         o->ntp_unit = NULL;
 }
-
-/*
- * The settings that the command line, the kernel command line (with --boot)
- * and the configuration file share, under one name each: "--margin",
- * "clockfix.margin=", "margin =". The command line wins over the kernel
- * command line, which wins over the file.
- */
-enum setting {
-        SETTING_DEVICE,
-        SETTING_WAIT,
-        SETTING_MARGIN,
-        SETTING_NOT_BEFORE,
-        SETTING_NOT_AFTER,
-        SETTING_JOURNAL_BUDGET,
-        SETTING_STAMPS,
-        SETTING_NTP_UNIT,
-        SETTING_SAVE_INTERVAL,
-        SETTING_TIMEOUT,
-        SETTING_STAY,
-        _SETTING_MAX,
-};
 
 static const char *const setting_names[_SETTING_MAX] = {
         [SETTING_DEVICE] = "device",
@@ -294,8 +274,37 @@ static int option_setting(struct options *o, enum setting s, const char *value)
                 return log_error_errno(r, "Out of memory");
         if (r < 0)
                 return log_error_errno(EINVAL, "--%s: %s \"%s\"%s", setting_names[s], reason, value, hint);
-        o->given |= 1u << s;
+        o->origin[s] = FROM_OPTION;
         return 0;
+}
+
+/*
+ * Where the value of s came from, for messages and the report: "--timeout",
+ * "clockfix.timeout=", "/etc/clockfix.conf:3", or "the default".
+ */
+static const char *setting_origin(const struct options *o, enum setting s, char *buf, size_t size)
+{
+        char name[64];
+
+        switch (o->origin[s]) {
+        case FROM_OPTION:
+                snprintf(buf, size, "--%s", setting_names[s]);
+                break;
+        case FROM_KERNEL:
+                /* The documented spelling of the kernel command line: "clockfix.not_after=". */
+                snprintf(name, sizeof(name), "%s", setting_names[s]);
+                for (char *c = name; *c; c++)
+                        if (*c == '-')
+                                *c = '_';
+                snprintf(buf, size, "clockfix.%s=", name);
+                break;
+        case FROM_FILE:
+                snprintf(buf, size, "%s:%u", o->config_path, o->origin_line[s]);
+                break;
+        default:
+                snprintf(buf, size, "the default");
+        }
+        return buf;
 }
 
 /* Whether name[0..end) is one of the long options. */
@@ -457,7 +466,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
         if (r == 0 && o.have_now && o.command == COMMAND_DAEMON)
                 r = log_error_errno(EINVAL, "--now applies to status and set --dry-run only");
         for (enum setting s = 0; r == 0 && s < _SETTING_MAX; s++)
-                if ((o.given & DAEMON_SETTINGS & 1u << s) && o.command != COMMAND_DAEMON)
+                if ((DAEMON_SETTINGS & 1u << s) && o.origin[s] == FROM_OPTION && o.command != COMMAND_DAEMON)
                         r = log_error_errno(EINVAL, "--%s applies to daemon only", setting_names[s]);
 
         if (r != 0) {
@@ -469,27 +478,28 @@ int options_parse(int argc, char *argv[], struct options *ret)
 }
 
 /*
- * A setting from the kernel command line or the configuration file (where:
- * "clockfix.margin=soon", "/etc/clockfix.conf:3: margin = soon"), unless an
- * origin that wins gave it (bits of `stronger`). A value that does not
- * parse is warned about and ignored: nothing here may fail a boot.
- * Returns 0, or -ENOMEM.
+ * A setting from the kernel command line or the configuration file (at line;
+ * where: "clockfix.margin=soon", "/etc/clockfix.conf:3: margin = soon"),
+ * unless a stronger origin gave it. A value that does not parse is warned
+ * about and ignored: nothing here may fail a boot. Returns 0, or -ENOMEM.
  */
-static int weak_setting(
-        struct options *o, unsigned stronger, enum setting s, const char *value, const char *where)
+static int weak_setting(struct options *o, enum setting_origin origin, unsigned line, enum setting s, const char *value,
+        const char *where)
 {
         const char *reason = NULL, *hint;
         int r;
 
-        if (stronger & 1u << s)
+        if (o->origin[s] > origin)
                 return 0;
         r = setting_parse(o, s, value, &reason, &hint);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 log_warning("Ignoring %s: %s", where, reason);
-        else
-                o->given |= 1u << s;
+        else {
+                o->origin[s] = origin;
+                o->origin_line[s] = line;
+        }
         return 0;
 }
 
@@ -501,7 +511,6 @@ static int weak_setting(
  */
 static int boot_parameters(struct options *o)
 {
-        const unsigned stronger = o->given;
         char *cmdline = NULL, *v = NULL;
         bool on;
         int r;
@@ -536,7 +545,7 @@ static int boot_parameters(struct options *o)
                 /* An empty clockfix.device= leaves the device to the other means. */
                 if (!(s == SETTING_DEVICE && v[0] == '\0')) {
                         snprintf(where, sizeof(where), "%s=%s", key, v);
-                        r = weak_setting(o, stronger, s, v, where);
+                        r = weak_setting(o, FROM_KERNEL, 0, s, v, where);
                 }
                 free(v);
         }
@@ -546,7 +555,6 @@ static int boot_parameters(struct options *o)
 
 struct conf_state {
         struct options *options;
-        unsigned stronger;
         const char *path;
 };
 
@@ -560,7 +568,7 @@ static int conf_setting(const char *key, const char *value, unsigned line, void 
         snprintf(where, sizeof(where), "%s:%u: %s = %s", c->path, line, key, value);
         for (enum setting s = 0; s < _SETTING_MAX; s++)
                 if (strcmp(key, setting_names[s]) == 0)
-                        return weak_setting(c->options, c->stronger, s, value, where);
+                        return weak_setting(c->options, FROM_FILE, line, s, value, where);
         log_warning("Ignoring %s: unknown setting", where);
         return 0;
 }
@@ -572,7 +580,7 @@ static int conf_setting(const char *key, const char *value, unsigned line, void 
  */
 static int config_file(struct options *o)
 {
-        struct conf_state c = { .options = o, .stronger = o->given, .path = o->config_path };
+        struct conf_state c = { .options = o, .path = o->config_path };
         char *text = NULL;
         int r = read_small_file(o->config_path, &text);
 
@@ -589,14 +597,18 @@ static int config_file(struct options *o)
         return r;
 }
 
-/* The policy of docs/design.md §3 from the options. 0, or -EINVAL after logging. */
-static int make_policy(const struct options *o, int level, struct policy *ret)
+/*
+ * The policy of docs/design.md §3 from the options. 0, or -EINVAL with what
+ * does not hold together in why, and the settings involved (1 << setting)
+ * in *ret_involved.
+ */
+static int make_policy(const struct options *o, struct policy *ret, char *why, size_t size, unsigned *ret_involved)
 {
         struct policy p = {
                 .floor = o->have_not_before ? o->not_before : (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC,
                 .margin = o->margin,
         };
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX];
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], from_a[PATH_MAX + 32], from_b[PATH_MAX + 32], m[SECONDS_MAX];
 
         if (o->have_not_after)
                 p.not_after = o->not_after;
@@ -605,17 +617,65 @@ static int make_policy(const struct options *o, int level, struct policy *ret)
                         ? USEC_INFINITY
                         : p.floor + NOT_AFTER_DEFAULT_SPAN;
 
+        setting_origin(o, SETTING_NOT_AFTER, from_a, sizeof(from_a));
         switch (policy_validate(&p)) {
         case 0:
-                break;
+                *ret = p;
+                return 0;
         case -EINVAL:
-                return log_internal(level, EINVAL, "--not-after %s is before the floor %s (%s)",
-                        format_iso(a, p.not_after), format_iso(b, p.floor),
-                        o->have_not_before ? "--not-before" : "build time");
+                snprintf(why, size, "not-after %s (%s) is before the floor %s (%s)", format_iso(a, p.not_after),
+                        o->have_not_after ? from_a : "the floor + 30 years", format_iso(b, p.floor),
+                        o->have_not_before ? setting_origin(o, SETTING_NOT_BEFORE, from_b, sizeof(from_b))
+                                           : "build time");
+                *ret_involved = 1u << SETTING_NOT_AFTER | 1u << SETTING_NOT_BEFORE;
+                return -EINVAL;
         default:
-                return log_internal(level, EINVAL, "--margin is too large for --not-after");
+                snprintf(why, size, "margin %s s (%s) is too large for not-after %s (%s)",
+                        format_seconds(m, p.margin), setting_origin(o, SETTING_MARGIN, from_b, sizeof(from_b)),
+                        format_iso(a, p.not_after), o->have_not_after ? from_a : "the floor + 30 years");
+                *ret_involved = 1u << SETTING_MARGIN | 1u << SETTING_NOT_AFTER | 1u << SETTING_NOT_BEFORE;
+                return -EINVAL;
         }
-        *ret = p;
+}
+
+/*
+ * The policy, from settings that hold together. A conflict that involves
+ * values of the configuration file or the kernel command line is warned
+ * about, and the weakest of those give way to the defaults until none is
+ * left: nothing read there may fail a boot. One among the options alone is
+ * a usage error. 0, or -EINVAL after logging.
+ */
+static int resolve_policy(struct options *o, struct policy *ret)
+{
+        char why[3 * PATH_MAX], from[PATH_MAX + 32];
+        unsigned involved = 0;
+
+        while (make_policy(o, ret, why, sizeof(why), &involved) < 0) {
+                enum setting_origin weakest = FROM_OPTION;
+                char dropped[3 * (PATH_MAX + 64)] = "";
+                size_t n = 0;
+
+                /* The weakest origin among those involved gives way: the file before the kernel's. */
+                for (enum setting s = 0; s < _SETTING_MAX; s++)
+                        if ((involved & 1u << s) && o->origin[s] != FROM_DEFAULT && o->origin[s] < weakest)
+                                weakest = o->origin[s];
+                if (weakest == FROM_OPTION)
+                        return log_error_errno(EINVAL, "%s", why);
+                for (enum setting s = 0; s < _SETTING_MAX; s++) {
+                        if (!(involved & 1u << s) || o->origin[s] != weakest)
+                                continue;
+                        n += (size_t)snprintf(dropped + n, sizeof(dropped) - n, "%s%s (%s)", n ? " and " : "",
+                                setting_names[s], setting_origin(o, s, from, sizeof(from)));
+                        if (s == SETTING_MARGIN)
+                                o->margin = MARGIN_DEFAULT;
+                        else if (s == SETTING_NOT_BEFORE)
+                                o->have_not_before = false;
+                        else
+                                o->have_not_after = false;
+                        o->origin[s] = FROM_DEFAULT;
+                }
+                log_warning("%s: ignoring %s; defaults used instead", why, dropped);
+        }
         return 0;
 }
 
@@ -773,10 +833,12 @@ static int do_set(const struct options *o, usec_t now, const struct decision *d,
  */
 static int daemon_main(const struct options *o, const struct decision *d, bool stepped, usec_t before)
 {
+        char timeout_from[PATH_MAX + 32];
         struct handoff_config config = {
                 .ntp_unit = o->ntp_unit,
                 .save_interval = o->save_interval,
                 .timeout = o->timeout,
+                .timeout_origin = setting_origin(o, SETTING_TIMEOUT, timeout_from, sizeof(timeout_from)),
                 .stay = o->stay,
                 .dry_run = o->dry_run,
                 .stamp_path = stamp_path(STAMP_CLOCKFIX),
@@ -813,7 +875,6 @@ int cli_main(int argc, char *argv[])
         if (r != 0)
                 return r > 0 ? EXIT_OK : r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         log_set_max_level(o.log_level);
-        const unsigned cli_given = o.given; /* what the options set, before the other origins add theirs */
 
         if (o.command == COMMAND_STAMP) {
                 r = stamp_save(stamp_path(STAMP_CLOCKFIX));
@@ -845,25 +906,9 @@ int cli_main(int argc, char *argv[])
                 return r == -ENOMEM ? (log_error_errno(r, "Out of memory"), EXIT_FAIL) : EXIT_USAGE;
         }
 
-        /*
-         * A policy that does not hold together is a usage error when the options made it; when the
-         * kernel command line or the file did, it is warned about and the defaults are used: nothing
-         * read there may fail a boot.
-         */
-        const unsigned policy_settings = 1u << SETTING_MARGIN | 1u << SETTING_NOT_BEFORE |
-                1u << SETTING_NOT_AFTER;
-        if (make_policy(&o, (cli_given & policy_settings) ? LOG_ERR : LOG_WARNING, &policy) < 0) {
-                if (!(cli_given & policy_settings)) {
-                        log_warning(
-                                "Ignoring margin, not-before and not-after of the kernel command line and %s",
-                                o.config_path);
-                        o.margin = MARGIN_DEFAULT;
-                        o.have_not_before = o.have_not_after = false;
-                }
-                if ((cli_given & policy_settings) || make_policy(&o, LOG_ERR, &policy) < 0) {
-                        options_done(&o);
-                        return EXIT_USAGE;
-                }
+        if (resolve_policy(&o, &policy) < 0) {
+                options_done(&o);
+                return EXIT_USAGE;
         }
 
         struct gather_config config = {
@@ -885,7 +930,10 @@ int cli_main(int argc, char *argv[])
 
         /* Read the clock only now: gathering may have waited for the device. */
         usec_t now = o.have_now ? o.now : clock_now();
-        const char *floor_origin = o.have_not_before ? "--not-before" : "build time";
+        char floor_from[PATH_MAX + 32];
+        const char *floor_origin = o.have_not_before
+                ? setting_origin(&o, SETTING_NOT_BEFORE, floor_from, sizeof(floor_from))
+                : "build time";
 
         /* --now pretends a clock reading: what NTP thinks of the real clock does not apply to it. */
         int synchronized = o.have_now ? 0 : clock_ntp_synchronized();

@@ -23,6 +23,35 @@ enum command {
         COMMAND_STAMP,
 };
 
+/*
+ * The settings that the command line, the kernel command line (with --boot)
+ * and the configuration file share, under one name each: "--margin",
+ * "clockfix.margin=", "margin =". The command line wins over the kernel
+ * command line, which wins over the file.
+ */
+enum setting {
+        SETTING_DEVICE,
+        SETTING_WAIT,
+        SETTING_MARGIN,
+        SETTING_NOT_BEFORE,
+        SETTING_NOT_AFTER,
+        SETTING_JOURNAL_BUDGET,
+        SETTING_STAMPS,
+        SETTING_NTP_UNIT,
+        SETTING_SAVE_INTERVAL,
+        SETTING_TIMEOUT,
+        SETTING_STAY,
+        _SETTING_MAX,
+};
+
+/* Where a setting's value came from, weakest first: a stronger origin's value is kept. */
+enum setting_origin {
+        FROM_DEFAULT,
+        FROM_FILE,   /* the configuration file, at origin_line */
+        FROM_KERNEL, /* the kernel command line (--boot) */
+        FROM_OPTION, /* the command line */
+};
+
 /* How often the daemon may refresh its stamp file when nothing else writes (15 min). */
 #define SAVE_INTERVAL_DEFAULT (15 * 60 * USEC_PER_SEC)
 
@@ -43,7 +72,8 @@ struct options {
         usec_t save_interval; /* daemon: 0: never refresh the stamp file */
         usec_t timeout;       /* daemon: how long to wait for NTP; 0: no limit */
         bool stay;            /* daemon: keep the stamp fresh after NTP synchronised */
-        unsigned given;       /* a bit (1 << setting) for each setting given (see cli.c) */
+        unsigned char origin[_SETTING_MAX];  /* enum setting_origin of each setting's value */
+        unsigned origin_line[_SETTING_MAX]; /* for FROM_FILE: the line of config_path */
         bool boot;            /* --boot: honour clockfix= parameters on the kernel command line */
         bool dry_run;
         bool json;

@@ -504,8 +504,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 }
                 if (!d.synchronized && !d.gave_up && now >= deadline) {
                         char t[SECONDS_MAX];
-                        log_notice("No NTP synchronisation within %s s (--timeout)%s",
-                                format_seconds(t, c->timeout),
+                        log_notice("No NTP synchronisation within %s s (%s)%s", format_seconds(t, c->timeout),
+                                c->timeout_origin ? c->timeout_origin : "timeout",
                                 c->stay ? ": keeping the stamp file fresh" : ": stopping");
                         notify_status(&d, "No NTP synchronisation within the timeout");
                         d.gave_up = true;

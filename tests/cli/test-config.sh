@@ -78,16 +78,43 @@ assert_match "$ERR" "Ignoring $TMP/bad.conf:7: ntp-unit = chrony service: not a 
 assert_eq "$(jqo '[.margin_usec, .estimate] | map(tostring) | join(" ")')" "1000000 1800000000" \
         "bad file: defaults kept, good lines applied"
 
-# A policy that does not hold together: an error from the options, defaults from the file.
+# A policy that does not hold together: an error from the options; from the file or the kernel
+# command line, a warning naming where each value came from, and the weakest origin's values give
+# way to their defaults, whatever the options say about other settings.
 printf 'not-after = 2020-01-01\nmargin = 5\n' >"$TMP/policy.conf"
+for opts in "" "--margin 2" "--wait 1 --margin 3"; do
+        # shellcheck disable=SC2086 # words on purpose
+        cf status --json --config "$TMP/policy.conf" --device "$TMP/a.img" --now 2000-01-01 $opts
+        assert_eq "$RC" 0 "not-after before the floor, from the file, options '$opts': exit"
+        assert_eq "$ERR" "<4>clockfix: not-after 2020-01-01T00:00:00Z ($TMP/policy.conf:1) is before the floor $(date -u -d "@$(jqo .floor)" +%FT%TZ) (build time): ignoring not-after ($TMP/policy.conf:1); defaults used instead" \
+                "from the file, options '$opts': one warning naming the file's line"
+        assert_eq "$(jqo .not_after)" "$(($(jqo .floor) + 10957 * 86400))" "from the file: the default not-after (30 years)"
+done
+assert_eq "$(jqo .margin_usec)" 3000000 "the option's margin kept"
 cf status --json --config "$TMP/policy.conf" --device "$TMP/a.img" --now 2000-01-01
-assert_eq "$RC" 0 "not-after before the floor, from the file: exit"
-assert_match "$ERR" "^<4>clockfix: --not-after 2020-01-01T00:00:00Z is before the floor" "from the file: warned"
-assert_match "$ERR" "Ignoring margin, not-before and not-after of the kernel command line and $TMP/policy.conf" \
-        "from the file: defaults"
-assert_eq "$(jqo .margin_usec)" 1000000 "from the file: the default margin"
+assert_eq "$(jqo .margin_usec)" 5000000 "the file's margin kept: it was not in the conflict"
+# The kernel command line wins over the file: the file's not-after gives way to its not-before.
+echo "clockfix.not_before=2031-01-01" >"$TMP/nb.cmdline"
+cf status --json --boot --cmdline "$TMP/nb.cmdline" --config "$TMP/policy.conf" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$RC" 0 "not-before of the kernel, not-after of the file: exit"
+assert_match "$ERR" "^<4>clockfix: not-after 2020-01-01T00:00:00Z \($TMP/policy.conf:1\) is before the floor 2031-01-01T00:00:00Z \(clockfix.not_before=\): ignoring not-after \($TMP/policy.conf:1\); defaults used instead$" \
+        "not-before of the kernel, not-after of the file: message"
+assert_eq "$(jqo '[.floor, .floor_source] | @tsv')" "$(printf '%s\tclockfix.not_before=' "$(date -u -d 2031-01-01 +%s)")" \
+        "the kernel's not-before kept, and named"
+# Both from the file: both give way.
+printf 'not-after = 2020-01-01\nnot-before = 2021-01-01\n' >"$TMP/both.conf"
+cf status --json --config "$TMP/both.conf" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$RC" 0 "not-before and not-after of the file: exit"
+assert_match "$ERR" "ignoring not-before \($TMP/both.conf:2\) and not-after \($TMP/both.conf:1\); defaults used instead$" \
+        "not-before and not-after of the file: both named"
+assert_eq "$(jqo .floor_source)" "build time" "not-before and not-after of the file: the build floor"
+cf status --json --config "$TMP/both.conf" --device "$TMP/a.img" --now 2000-01-01 --not-before 2022-01-01
+assert_eq "$(jqo .floor_source)" "--not-before" "the option's not-before, the file's not-after ignored"
+# The options alone: a usage error, the file's values not in question.
 cf status --config "$TMP/policy.conf" --device "$TMP/a.img" --not-after 2020-01-01
 assert_eq "$RC" 2 "not-after before the floor, from the options: exit"
+assert_match "$ERR" "^<3>clockfix: not-after 2020-01-01T00:00:00Z \(--not-after\) is before the floor" \
+        "from the options: error naming the option"
 cf daemon --dry-run --config /dev/null --device "$TMP/a.img" --save-interval 0.5
 assert_eq "$RC" 2 "--save-interval 0.5: exit"
 assert_match "$ERR" "save-interval: below 1 s \(0: never\) \"0.5\"" "--save-interval 0.5: message"

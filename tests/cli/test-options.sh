@@ -45,9 +45,9 @@ usage '--wait: not a number of seconds "1m"' --wait 1m --device "$img"
 usage '--not-before: not a time "yesterday"' --not-before yesterday --device "$img"
 usage '--not-after: not a time "2026-02-30"' --not-after 2026-02-30 --device "$img"
 usage '--not-after: time out of range "1969-12-31"' --not-after 1969-12-31 --device "$img"
-usage '--not-after 2020-01-01T00:00:00Z is before the floor 2026-01-01T00:00:00Z \(--not-before\)' \
+usage 'not-after 2020-01-01T00:00:00Z \(--not-after\) is before the floor 2026-01-01T00:00:00Z \(--not-before\)' \
         --not-before 2026-01-01 --not-after 2020-01-01 --device "$img"
-usage '--margin is too large for --not-after' --not-after @18446744073709 --margin 18446744073 --device "$img"
+usage 'margin 18446744073 s \(--margin\) is too large for not-after 586524-01-19T08:01:49Z \(--not-after\)' --not-after @18446744073709 --margin 18446744073 --device "$img"
 usage '--json applies to status only' set --json --device "$img"
 usage '--dry-run applies to set and daemon only' status --dry-run --device "$img"
 usage '--now needs --dry-run with set' set --now 2000-01-01 --device "$img"

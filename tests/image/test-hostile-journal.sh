@@ -197,5 +197,5 @@ assert_eq "$(jqo '[.source, .estimate, .target] | map(tostring) | join(" ")')" \
         "superblock:last_mount $(((1 << 40) - 1)) $(((1 << 40) - 1 + 100000000))" "the largest time, plus the margin"
 cf status --json --device "$img" "${BIG[@]}" --not-after @18446744073709 --margin 100000000
 assert_eq "$RC" 2 "not-after at the end of time with a margin: exit"
-assert_match "$ERR" "--margin is too large for --not-after" "not-after at the end of time: message"
+assert_match "$ERR" "margin 100000000 s \(--margin\) is too large for not-after .* \(--not-after\)" "not-after at the end of time: message"
 echo ok
