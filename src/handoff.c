@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "handoff.h"
 #include "log.h"
+#include "rootdev.h"
 #include "route.h"
 #include "sd.h"
 #include "stamps.h"
@@ -83,8 +84,11 @@ struct daemon {
         bool synchronized;
         bool gave_up;     /* --timeout passed without synchronisation */
         bool ntp_pending; /* the NTP unit is to be started again */
+        unsigned ntp_tries;
         bool warned_no_dir;
-        bool warned_read_only;
+        bool said_read_only;   /* the stamp's filesystem is read-only for every process: said so */
+        bool warned_unit;      /* SAVE_UNIT could not touch the stamp: warned */
+        bool unit_useless;     /* SAVE_UNIT ran and did not touch it: not started again */
         struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
         bool have_written;
@@ -188,6 +192,9 @@ static bool check_synchronized(struct daemon *d)
         else
                 return false;
         d->synchronized = true;
+        if (d->ntp_pending)
+                log_info("Not starting %s: the clock is synchronised already", d->c->ntp_unit);
+        d->ntp_pending = false;
         return true;
 }
 
@@ -206,7 +213,10 @@ static void start_ntp_unit(struct daemon *d)
         else if (!d->have_sd)
                 log_warning("Cannot start %s: no libsystemd", d->c->ntp_unit);
         else if ((r = sd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0) {
-                log_warning_errno(r, "Cannot start %s: %s; trying again", d->c->ntp_unit, reason);
+                /* Warned once; the tries that follow, every 1 s to 32 s, in the debug output. */
+                log_internal(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r,
+                        "Cannot start %s: %s; trying again until the clock is synchronised", d->c->ntp_unit,
+                        reason);
                 d->ntp_pending = true;
                 return;
         } else
@@ -250,25 +260,81 @@ static uint64_t stamp_mtime(const char *path)
  * was mounted read-only; a mount namespace keeps each mount's read-only flag
  * as it was copied, so / stays read-only in it for good. Waits up to 5 s for
  * the new mtime, so that the counter read next includes our own write.
- * Returns 0 or -errno.
+ * Returns 0, or -errno with why in reason; -ETIMEDOUT when the unit ran and
+ * did not touch it.
  */
-static int save_through_unit(struct daemon *d)
+static int save_through_unit(struct daemon *d, char *reason, size_t size)
 {
         uint64_t before = stamp_mtime(d->c->stamp_path);
-        char reason[256];
+        char why[256];
         int r;
 
         if (!d->have_sd)
-                return -EROFS;
-        r = sd_start_unit(SAVE_UNIT, reason, sizeof(reason));
+                return snprintf(reason, size, "no libsystemd to start %s", SAVE_UNIT), -EOPNOTSUPP;
+        r = sd_start_unit(SAVE_UNIT, why, sizeof(why));
         if (r < 0)
-                return log_warning_errno(r, "Cannot start %s: %s", SAVE_UNIT, reason);
+                return snprintf(reason, size, "cannot start %s: %s", SAVE_UNIT, why), r;
         for (int i = 0; i < 50; i++) {
                 if (stamp_mtime(d->c->stamp_path) != before)
                         return 0;
                 usleep(100000);
         }
-        return log_warning_errno(ETIMEDOUT, "%s did not touch %s within 5 s", SAVE_UNIT, d->c->stamp_path);
+        return snprintf(reason, size, "%s did not touch it within 5 s", SAVE_UNIT), -ETIMEDOUT;
+}
+
+/* The stamp's directory into dir (PATH_MAX): false when the path has none. */
+static bool stamp_dir(const char *path, char *dir)
+{
+        const char *slash = strrchr(path, '/');
+
+        if (!slash || (size_t)(slash - path) >= PATH_MAX)
+                return false;
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = '\0';
+        if (!dir[0])
+                strcpy(dir, "/");
+        return true;
+}
+
+/*
+ * The stamp when our own mount of its filesystem is read-only (-EROFS). Read-only
+ * for every process (a read-only root that stays so): said once, nothing started.
+ * Read-only in clockfix's sandbox alone: through SAVE_UNIT; a failure is warned
+ * about once, with its cause, and a unit that ran without touching the stamp is
+ * not started again (each try would stall the daemon 5 s, at stop too).
+ * Returns 0 when the stamp was touched.
+ */
+static int save_read_only(struct daemon *d, const char *why)
+{
+        const char *path = d->c->stamp_path;
+        char dir[PATH_MAX], reason[400];
+        struct file_stat st;
+        int r;
+
+        if (stamp_dir(path, dir) && file_stat(dir, &st) == 0 &&
+                mountinfo_superblock_read_only("/proc/self/mountinfo", st.dev) > 0) {
+                log_internal(d->said_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
+                        "Not touching %s (%s): its filesystem is mounted read-only, for every process", path,
+                        why);
+                d->said_read_only = true;
+                return -EROFS;
+        }
+        if (d->said_read_only)
+                log_info("The filesystem of %s is writable now", path);
+        d->said_read_only = false;
+        if (d->unit_useless)
+                return log_debug("Not touching %s (%s): read-only here, and %s did not touch it before", path,
+                               why, SAVE_UNIT),
+                       -EROFS;
+        r = save_through_unit(d, reason, sizeof(reason));
+        if (r == 0)
+                return log_debug("Touched %s (%s) through %s", path, why, SAVE_UNIT), 0;
+        d->unit_useless = r == -ETIMEDOUT;
+        log_internal(d->warned_unit ? LOG_DEBUG : LOG_WARNING, 0,
+                "Cannot touch %s (%s): read-only in clockfix's sandbox, and %s%s", path, why, reason,
+                d->unit_useless ? "; not trying again" : "");
+        d->warned_unit = true;
+        return r;
 }
 
 /* Refreshes the stamp file, and takes the counter after our own write as the next baseline. */
@@ -281,13 +347,9 @@ static void save_stamp(struct daemon *d, const char *why)
                 return;
         }
         r = stamp_save(d->c->stamp_path);
-        if (r == -EROFS && (r = save_through_unit(d)) == 0)
-                log_debug("Touched %s (%s) through %s", d->c->stamp_path, why, SAVE_UNIT);
-        else if (r == -EROFS) {
-                log_internal(d->warned_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
-                        "Not touching %s (%s): the filesystem is read-only", d->c->stamp_path, why);
-                d->warned_read_only = true;
-        } else if (r < 0)
+        if (r == -EROFS)
+                (void)save_read_only(d, why);
+        else if (r < 0)
                 log_warning_errno(r, "Cannot touch %s: %m", d->c->stamp_path);
         else
                 log_debug("Touched %s (%s)", d->c->stamp_path, why);
@@ -319,15 +381,12 @@ static void consider_save(struct daemon *d)
 /* Whether the stamp file's directory is there: it belongs to the package, clockfix does not make it. */
 static bool stamp_dir_ready(struct daemon *d)
 {
-        const char *path = d->c->stamp_path, *slash = strrchr(path, '/');
         char dir[PATH_MAX];
         struct file_stat st;
 
-        if (!slash || (size_t)(slash - path) >= sizeof(dir))
+        if (!stamp_dir(d->c->stamp_path, dir))
                 return false;
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = '\0';
-        if (file_stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.mode))
+        if (file_stat(dir, &st) == 0 && S_ISDIR(st.mode))
                 return true;
         if (!d->warned_no_dir)
                 log_warning("%s is not a directory: the stamp file is not kept (create it, or use "
@@ -447,11 +506,14 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         { .fd = clock_fd, .events = POLLIN },
                 };
                 usec_t now = clock_boottime();
-                /* Synchronisation is looked for until it comes, --timeout or not (with --stay). */
+                /*
+                 * Synchronisation is looked for until it comes, --timeout or not (with --stay); the
+                 * timeout counts only until then.
+                 */
                 bool checking = !d.synchronized || d.ntp_pending;
                 usec_t wake = min_usec(next_save,
                         min_usec(checking ? next_check : USEC_INFINITY,
-                                d.gave_up ? USEC_INFINITY : deadline));
+                                d.synchronized || d.gave_up ? USEC_INFINITY : deadline));
 
                 if ((d.synchronized || d.gave_up) && !c->stay && !d.ntp_pending)
                         break;
@@ -495,9 +557,9 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 }
 
                 if (checking && now >= next_check) {
-                        if (d.ntp_pending)
+                        if (!check_synchronized(&d) && d.ntp_pending)
                                 start_ntp_unit(&d);
-                        if (!check_synchronized(&d) || d.ntp_pending) {
+                        if (!d.synchronized || d.ntp_pending) {
                                 check_every = min_usec(check_every * 2, CHECK_MAX);
                                 next_check = now + check_every;
                         }

@@ -264,6 +264,33 @@ int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, c
         return 1;
 }
 
+int mountinfo_superblock_read_only(const char *path, dev_t devno)
+{
+        char *text, *line, *save = NULL;
+        int r;
+
+        r = read_small_file(path, &text);
+        if (r < 0)
+                return r;
+        r = -ENOENT;
+        for (line = strtok_r(text, "\n", &save); line && r == -ENOENT; line = strtok_r(NULL, "\n", &save)) {
+                /* id parent maj:min root mountpoint options [optional...] - fstype source superoptions */
+                char super[16] = "";
+                unsigned maj, min;
+                const char *sep;
+
+                if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 || makedev(maj, min) != devno ||
+                        !(sep = strstr(line, " - ")) || sscanf(sep + 3, "%*s %*s %15[^,]", super) != 1)
+                        continue;
+                if (strcmp(super, "ro") == 0)
+                        r = 1;
+                else if (strcmp(super, "rw") == 0)
+                        r = 0;
+        }
+        free(text);
+        return r;
+}
+
 int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype)
 {
         struct mntent ent, *m;

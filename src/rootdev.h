@@ -45,6 +45,15 @@ int read_small_file(const char *path, char **ret);
  */
 int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, char **ret_source);
 
+/*
+ * Whether the filesystem of device number devno is mounted read-only for
+ * every process (its superblock's flag, the last field of a mountinfo line,
+ * which a remount changes in every mount namespace; a mount's own read-only
+ * flag, in its options, is that namespace's alone). 1 read-only, 0 writable,
+ * -ENOENT if no line of the mountinfo file has devno, or -errno.
+ */
+int mountinfo_superblock_read_only(const char *path, dev_t devno);
+
 /* Finds the entry for "/" in an fstab file. 1 with new strings, 0 if none, or -errno. */
 int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
 

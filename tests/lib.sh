@@ -214,6 +214,38 @@ wait_count() {
         return 1
 }
 
+# wait_exit PID SECONDS: the exit status of PID, or fail if it runs longer
+wait_exit() {
+        local i
+        for ((i = 0; i < $2 * 10; i++)); do
+                kill -0 "$1" 2>/dev/null || {
+                        wait "$1" && return 0 || return $?
+                }
+                sleep 0.1
+        done
+        fail "$1 still running after $2 s"
+}
+
+# listen SOCKET: plays systemd's side of sd_notify() at SOCKET, into SOCKET.log, until killed
+# ($listener); returns once the socket is there.
+listen() {
+        local i
+        rm -f "$1"
+        "$NOTIFY_LISTEN" "$1" 600 >"$1.log" &
+        listener=$!
+        for ((i = 0; i < 300; i++)); do
+                [ -S "$1" ] && return 0
+                sleep 0.1
+        done
+        fail "notify-listen did not bind $1"
+}
+
+stop_listening() {
+        kill "$listener" 2>/dev/null || true
+        wait "$listener" 2>/dev/null || true
+        listener=
+}
+
 # jqo FILTER: applies jq to OUT
 jqo() {
         jq -r "$1" <<<"$OUT"

@@ -31,38 +31,6 @@ NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
 # The kernel's NTP state of the host, read by clockfix itself (adjtimex, read only).
 host_synced=$("$CLOCKFIX" status --json --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" | jq -r .ntp_synchronized)
 
-# wait_exit PID SECONDS: the exit status of PID, or fail if it runs longer
-wait_exit() {
-        local i
-        for ((i = 0; i < $2 * 10; i++)); do
-                kill -0 "$1" 2>/dev/null || {
-                        wait "$1" && return 0 || return $?
-                }
-                sleep 0.1
-        done
-        fail "clockfix daemon still running after $2 s"
-}
-
-# listen SOCKET: plays systemd's side of sd_notify() at SOCKET, into SOCKET.log, until killed
-# ($listener); returns once the socket is there.
-listen() {
-        local i
-        rm -f "$1"
-        "$NOTIFY_LISTEN" "$1" 600 >"$1.log" &
-        listener=$!
-        for ((i = 0; i < 300; i++)); do
-                [ -S "$1" ] && return 0
-                sleep 0.1
-        done
-        fail "notify-listen did not bind $1"
-}
-
-stop_listening() {
-        kill "$listener" 2>/dev/null || true
-        wait "$listener" 2>/dev/null || true
-        listener=
-}
-
 ############################################################################
 # Readiness, a default route that appears later, the NTP unit, SIGTERM.
 ip netns add "$NS"
@@ -113,21 +81,6 @@ ip netns exec "$NS-6" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run --stay --device
         --config /dev/null 2>"$TMP/d2.err" &
 daemon=$!
 wait_for "$TMP/d2.err" "Network is up: default route dev cf$$c$" 30 || fail "IPv6 route: $(cat "$TMP/d2.err")"
-kill -TERM "$daemon"
-wait_exit "$daemon" 30
-
-# The NTP unit when the system bus is not there yet (early boot): tried again, not forgotten.
-cat >"$TMP/nobus.sh" <<'SH'
-mount -t tmpfs tmpfs /run
-exec "$@"
-SH
-ip netns exec "$NS-6" unshare -m --propagation private bash "$TMP/nobus.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --stay \
-        --save-interval 0 --ntp-unit chrony.service --device "$TMP/old.img" --config /dev/null \
-        --not-before "@$((old - 86400))" 2>"$TMP/d2b.err" &
-daemon=$!
-wait_for "$TMP/d2b.err" "Network is up" 30 || fail "no network: $(cat "$TMP/d2b.err")"
-wait_count "$TMP/d2b.err" "Cannot start chrony.service: cannot connect to systemd \(/run/systemd/private\) or the system bus; trying again" 2 60 ||
-        fail "the NTP unit was not tried twice: $(cat "$TMP/d2b.err")"
 kill -TERM "$daemon"
 wait_exit "$daemon" 30
 
