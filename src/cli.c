@@ -483,8 +483,8 @@ int options_parse(int argc, char *argv[], struct options *ret)
  * unless a stronger origin gave it. A value that does not parse is warned
  * about and ignored: nothing here may fail a boot. Returns 0, or -ENOMEM.
  */
-static int weak_setting(struct options *o, enum setting_origin origin, unsigned line, enum setting s, const char *value,
-        const char *where)
+static int weak_setting(struct options *o, enum setting_origin origin, unsigned line, enum setting s,
+        const char *value, const char *where)
 {
         const char *reason = NULL, *hint;
         int r;
@@ -602,7 +602,8 @@ static int config_file(struct options *o)
  * does not hold together in why, and the settings involved (1 << setting)
  * in *ret_involved.
  */
-static int make_policy(const struct options *o, struct policy *ret, char *why, size_t size, unsigned *ret_involved)
+static int make_policy(
+        const struct options *o, struct policy *ret, char *why, size_t size, unsigned *ret_involved)
 {
         struct policy p = {
                 .floor = o->have_not_before ? o->not_before : (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC,
@@ -623,15 +624,17 @@ static int make_policy(const struct options *o, struct policy *ret, char *why, s
                 *ret = p;
                 return 0;
         case -EINVAL:
-                snprintf(why, size, "not-after %s (%s) is before the floor %s (%s)", format_iso(a, p.not_after),
-                        o->have_not_after ? from_a : "the floor + 30 years", format_iso(b, p.floor),
+                snprintf(why, size, "not-after %s (%s) is before the floor %s (%s)",
+                        format_iso(a, p.not_after), o->have_not_after ? from_a : "the floor + 30 years",
+                        format_iso(b, p.floor),
                         o->have_not_before ? setting_origin(o, SETTING_NOT_BEFORE, from_b, sizeof(from_b))
                                            : "build time");
                 *ret_involved = 1u << SETTING_NOT_AFTER | 1u << SETTING_NOT_BEFORE;
                 return -EINVAL;
         default:
                 snprintf(why, size, "margin %s s (%s) is too large for not-after %s (%s)",
-                        format_seconds(m, p.margin), setting_origin(o, SETTING_MARGIN, from_b, sizeof(from_b)),
+                        format_seconds(m, p.margin),
+                        setting_origin(o, SETTING_MARGIN, from_b, sizeof(from_b)),
                         format_iso(a, p.not_after), o->have_not_after ? from_a : "the floor + 30 years");
                 *ret_involved = 1u << SETTING_MARGIN | 1u << SETTING_NOT_AFTER | 1u << SETTING_NOT_BEFORE;
                 return -EINVAL;
@@ -664,8 +667,9 @@ static int resolve_policy(struct options *o, struct policy *ret)
                 for (enum setting s = 0; s < _SETTING_MAX; s++) {
                         if (!(involved & 1u << s) || o->origin[s] != weakest)
                                 continue;
-                        n += (size_t)snprintf(dropped + n, sizeof(dropped) - n, "%s%s (%s)", n ? " and " : "",
-                                setting_names[s], setting_origin(o, s, from, sizeof(from)));
+                        n += (size_t)snprintf(dropped + n, sizeof(dropped) - n, "%s%s (%s)",
+                                n ? " and " : "", setting_names[s],
+                                setting_origin(o, s, from, sizeof(from)));
                         if (s == SETTING_MARGIN)
                                 o->margin = MARGIN_DEFAULT;
                         else if (s == SETTING_NOT_BEFORE)

@@ -72,9 +72,9 @@ struct options {
         usec_t save_interval; /* daemon: 0: never refresh the stamp file */
         usec_t timeout;       /* daemon: how long to wait for NTP; 0: no limit */
         bool stay;            /* daemon: keep the stamp fresh after NTP synchronised */
-        unsigned char origin[_SETTING_MAX];  /* enum setting_origin of each setting's value */
+        unsigned char origin[_SETTING_MAX]; /* enum setting_origin of each setting's value */
         unsigned origin_line[_SETTING_MAX]; /* for FROM_FILE: the line of config_path */
-        bool boot;            /* --boot: honour clockfix= parameters on the kernel command line */
+        bool boot; /* --boot: honour clockfix= parameters on the kernel command line */
         bool dry_run;
         bool json;
         int log_level;

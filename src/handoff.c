@@ -86,9 +86,9 @@ struct daemon {
         bool ntp_pending; /* the NTP unit is to be started again */
         unsigned ntp_tries;
         bool warned_no_dir;
-        bool said_read_only;   /* the stamp's filesystem is read-only for every process: said so */
-        bool warned_unit;      /* SAVE_UNIT could not touch the stamp: warned */
-        bool unit_useless;     /* SAVE_UNIT ran and did not touch it: not started again */
+        bool said_read_only;            /* the stamp's filesystem is read-only for every process: said so */
+        bool warned_unit;               /* SAVE_UNIT could not touch the stamp: warned */
+        bool unit_useless;              /* SAVE_UNIT ran and did not touch it: not started again */
         struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
         bool have_written;
@@ -323,8 +323,8 @@ static int save_read_only(struct daemon *d, const char *why)
                 log_info("The filesystem of %s is writable now", path);
         d->said_read_only = false;
         if (d->unit_useless)
-                return log_debug("Not touching %s (%s): read-only here, and %s did not touch it before", path,
-                               why, SAVE_UNIT),
+                return log_debug("Not touching %s (%s): read-only here, and %s did not touch it before",
+                               path, why, SAVE_UNIT),
                        -EROFS;
         r = save_through_unit(d, reason, sizeof(reason));
         if (r == 0)
@@ -566,7 +566,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 }
                 if (!d.synchronized && !d.gave_up && now >= deadline) {
                         char t[SECONDS_MAX];
-                        log_notice("No NTP synchronisation within %s s (%s)%s", format_seconds(t, c->timeout),
+                        log_notice("No NTP synchronisation within %s s (%s)%s",
+                                format_seconds(t, c->timeout),
                                 c->timeout_origin ? c->timeout_origin : "timeout",
                                 c->stay ? ": keeping the stamp file fresh" : ": stopping");
                         notify_status(&d, "No NTP synchronisation within the timeout");
