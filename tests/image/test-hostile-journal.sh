@@ -28,14 +28,18 @@ poke() {
                 dd of="$img" bs=1 seek=$((phys * 1024 + off)) conv=notrunc status=none
 }
 
-# run NAME IMG: clockfix status --json on IMG, within 10 s
+# bounded NAME JSON: the journal search of each device read no more blocks than its budget (the
+# bound on the work a hostile journal can cause; a loop that never ends meets meson's timeout)
+bounded() {
+        [ "$(jq '[.devices[].journal | select(type == "object" and has("blocks_read")) | .blocks_read <= .budget] | all' <<<"$2")" == true ] ||
+                fail "$1: more blocks read than the budget: $2"
+}
+
+# run NAME IMG: clockfix status --json on IMG, its search within the budget
 run() {
-        local started
-        started=$(date +%s%N)
         cf status --json --device "$2" "${POLICY[@]}"
-        local ms=$((($(date +%s%N) - started) / 1000000))
-        [ "$ms" -lt 10000 ] || fail "$1: took $ms ms"
         [ "$RC" -eq 0 ] || [ "$RC" -eq 3 ] || fail "$1: exit $RC: $ERR"
+        bounded "$1" "$OUT"
 }
 
 # falls_back NAME IMG REGEX: the journal is not used, for REGEX (in the report, and in the one
@@ -125,16 +129,14 @@ fresh "$img"
 start=$(debugfs -R "bmap <8> 0" "$img" 2>/dev/null)
 truncate -s $(((start + 20) * 1024)) "$img"
 attach "$img"
-started=$(date +%s%N)
 rc=0
 "$CLOCKFIX" status --json --device "$DEV" "${POLICY[@]}" >"$TMP/cut.json" 2>"$TMP/cut.err" || rc=$?
-ms=$((($(date +%s%N) - started) / 1000000))
-[ "$ms" -lt 10000 ] || fail "a device cut in the journal: took $ms ms"
+bounded "a device cut in the journal" "$(cat "$TMP/cut.json")"
 assert_eq "$rc" 0 "a device cut in the journal: exit"
 OUT=$(cat "$TMP/cut.json")
 assert_eq "$(jqo '.devices[0].truncated')" true "a device cut in the journal: reported as truncated"
 [ "$(jqo .estimate)" -ge "$T0" ] || fail "a device cut in the journal: estimate $(jqo .estimate)"
-echo "a device cut 20 blocks into its journal: $(jqo .source) $(jqo .estimate), $ms ms"
+echo "a device cut 20 blocks into its journal: $(jqo .source) $(jqo .estimate), $(jqo ".devices[0].journal.blocks_read") blocks read"
 
 # A read error in the middle of the device, with readable blocks after it, as a failing card
 # gives: the image is a file on an ext2 filesystem (loop-mounted read-only) whose block map for
@@ -169,10 +171,8 @@ inner=$(losetup -r -f --show "$TMP/outer/inner")
 dd if="$inner" of=/dev/null bs=1024 skip="$bad" count=1 status=none 2>/dev/null &&
         fail "a read error: block $bad of $inner reads"
 dd if="$inner" of=/dev/null bs=1024 skip=$((bad + 8)) count=1 status=none || fail "a read error: the block after"
-started=$(date +%s%N)
 cf status --json --device "$inner" "${POLICY[@]}"
-ms=$((($(date +%s%N) - started) / 1000000))
-[ "$ms" -lt 10000 ] || fail "a read error: took $ms ms"
+bounded "a read error" "$OUT"
 assert_eq "$RC" 0 "a read error: exit"
 [ "$(jqo '.devices[0].journal.read_errors')" -ge 1 ] || fail "a read error: not counted: $OUT"
 assert_eq "$(jqo '[.source, .estimate] | @tsv')" "$(printf 'journal:last_commit\t%s' $((T + 39 * 5)))" \
@@ -182,7 +182,7 @@ cf set --dry-run --device "$inner" "${POLICY[@]}"
 assert_eq "$RC" 0 "a read error: set --dry-run: exit"
 assert_match "$ERR" "^<4>clockfix: $inner: journal: [0-9]+ block\(s\) could not be read \(I/O error\), passed over" \
         "a read error: the warning"
-echo "a read error at block $bad, in the middle of the log: $found, $ms ms"
+echo "a read error at block $bad, in the middle of the log: $found, $(jqo ".devices[0].journal.blocks_read") blocks read"
 
 # Times that overflow when the margin is added: the largest a superblock can hold (2^40 - 1 s: 32
 # bits and the _hi byte, at 0x275 for the last mount), with a margin of three years: the target
