@@ -225,7 +225,11 @@ static void json_candidate_details(FILE *f, const struct evidence *ev, const str
                 if (strcmp(c->source, stamp_source(t)) == 0) {
                         fputs(",\"path\":", f);
                         json_string(f, stamp_path(t));
-                        fprintf(f, ",\"inode\":%" PRIu32, d->stamps[t].inode);
+                        /* As in "files": null when read live, not from an inode of the disk. */
+                        if (d->stamps[t].inode != 0)
+                                fprintf(f, ",\"inode\":%" PRIu32, d->stamps[t].inode);
+                        else
+                                fputs(",\"inode\":null", f);
                 }
 }
 
