@@ -765,8 +765,10 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                                 const struct candidate *c = ev->candidates + j;
                                 if (c->device == d->path &&
                                         candidate_verdict(p, c) == VERDICT_AFTER_NOT_AFTER)
-                                        log_warning("%s: %s %s is after not-after %s, ignored",
-                                                device_name(d), c->source, format_iso(a, c->time),
+                                        log_warning(c->time == USEC_INFINITY
+                                                        ? "%s: %s (%s) is after not-after %s, ignored"
+                                                        : "%s: %s %s is after not-after %s, ignored",
+                                                device_name(d), c->source, format_disk_time(a, c->time),
                                                 format_iso(b, p->not_after));
                         }
         }

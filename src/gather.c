@@ -184,6 +184,9 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
         if (r == -EMEDIUMTYPE && blk_probe_type(d->path, &d->fstype) == -ENOMEM)
                 return -ENOMEM;
+        /* An external journal: libblkid's name for it, known without asking libblkid. */
+        if (r == -EREMOTE && !(d->fstype = strdup("jbd")))
+                return -ENOMEM;
         if (r == -EMEDIUMTYPE && !d->fstype && blk_unavailable())
                 log_debug("%s: what it holds is not named: %s", d->path, blk_unavailable());
         d->error = r;
@@ -469,6 +472,11 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
                         snprintf(buf, size, "holds %s, not ext2/3/4: skipped", d->fstype);
                 else
                         snprintf(buf, size, "no ext2/3/4 filesystem found (bad superblock magic)");
+                break;
+        case -EREMOTE:
+                snprintf(buf, size,
+                        "holds an external journal (mke2fs -O journal_dev), not a filesystem: skipped (name "
+                        "the device of the filesystem that uses it)");
                 break;
         case -EPROTONOSUPPORT:
                 if (d->fstype)

@@ -199,6 +199,7 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
         usec_t now = now_monotonic();
         if (deadline > now + JOURNAL_DEVICE_WAIT)
                 deadline = now + JOURNAL_DEVICE_WAIT;
+        bool by_number = false;
         k = rootdev_resolve(spec, SPEC_TAG, deadline, &r->device);
         if (k == -ENOMEM)
                 return k;
@@ -206,6 +207,7 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 k = devno_to_path((dev_t)fs->super->s_journal_dev, &r->device);
                 if (k == -ENOMEM)
                         return k;
+                by_number = k == 0;
         }
         if (k < 0)
                 return r->reason = "external journal device not found", -ENODEV;
@@ -214,9 +216,22 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 0, fs->blocksize, unix_io_manager, &jfs);
         if (e != 0)
                 return r->reason = "cannot open the external journal device", -ENODEV;
-        if (!ext2fs_has_feature_journal_dev(jfs->super) ||
-                memcmp(jfs->super->s_uuid, fs->super->s_journal_uuid, 16) != 0) {
+        bool is_journal = ext2fs_has_feature_journal_dev(jfs->super);
+        if (!is_journal || memcmp(jfs->super->s_uuid, fs->super->s_journal_uuid, 16) != 0) {
                 ext2fs_close_free(&jfs);
+                /*
+                 * A device number is only where the journal was when the filesystem
+                 * last saw it: disks are numbered in the order they appear, so another
+                 * device, even another filesystem's journal, may have that number now.
+                 * The journal is then not attached (-ENODEV), and nothing is corrupt.
+                 */
+                if (by_number)
+                        return r->reason = is_journal
+                                       ? "the journal's UUID was not found, and the device at its former device "
+                                         "number holds another filesystem's journal"
+                                       : "the journal's UUID was not found, and the device at its former device "
+                                         "number holds no journal",
+                               -ENODEV;
                 return r->reason = "the device with the journal's UUID holds no journal", -EMEDIUMTYPE;
         }
 

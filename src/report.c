@@ -65,18 +65,40 @@ void json_string(FILE *f, const char *s)
         fputc('"', f);
 }
 
-static void json_time(FILE *f, usec_t t, bool present)
+/*
+ * The largest integer every JSON reader takes exactly: 2^53, where doubles
+ * (JavaScript, jq before 1.7, many parsers) stop counting by ones, well inside
+ * int64. Every number clockfix prints is at most this; a value beyond it is
+ * null, never a number that a reader would round or refuse.
+ */
+#define JSON_INT_MAX (UINT64_C(1) << 53)
+
+static void json_uint(FILE *f, uint64_t v)
 {
-        if (present)
-                fprintf(f, "%" PRIu64, t / USEC_PER_SEC);
+        if (v <= JSON_INT_MAX)
+                fprintf(f, "%" PRIu64, v);
         else
                 fputs("null", f);
 }
 
+/*
+ * A time in whole seconds; null when absent, or when it is USEC_INFINITY: a
+ * time beyond what usec_t holds (a garbage commit time), whose seconds would
+ * be those of the saturated value, not of anything on the disk.
+ */
+static void json_time(FILE *f, usec_t t, bool present)
+{
+        if (present && t != USEC_INFINITY)
+                json_uint(f, t / USEC_PER_SEC);
+        else
+                fputs("null", f);
+}
+
+/* The same in microseconds: null too after 2^53 us, in the year 2255. */
 static void json_time_usec(FILE *f, usec_t t, bool present)
 {
         if (present)
-                fprintf(f, "%" PRIu64, t);
+                json_uint(f, t);
         else
                 fputs("null", f);
 }
@@ -157,15 +179,24 @@ static void json_stamps(FILE *f, const struct device_report *d)
         for (enum stamp t = 0; t < _STAMP_MAX; t++) {
                 const struct stamp_report *st = d->stamps + t;
 
+                /*
+                 * found: read, and its time (if any) is in time; error: why not, null when
+                 * it simply is not there. Never both: see README's "status --json".
+                 */
                 fputs(t ? ",{\"path\":" : "{\"path\":", f);
                 json_string(f, stamp_path(t));
-                fprintf(f, ",\"found\":%s,\"error\":", yes_no(st->error != -ENOENT));
+                fprintf(f, ",\"found\":%s,\"error\":", yes_no(st->error == 0));
                 json_string(f,
                         st->error == 0 || st->error == -ENOENT ? NULL
                                 : st->reason                   ? st->reason
                                                                : strerror(-st->error));
-                fprintf(f, ",\"inode\":%" PRIu32 ",\"live\":%s,\"time\":", st->inode, yes_no(st->live));
-                json_time(f, st->time, st->time != 0);
+                fputs(",\"inode\":", f);
+                if (st->inode != 0)
+                        fprintf(f, "%" PRIu32, st->inode);
+                else
+                        fputs("null", f);
+                fprintf(f, ",\"live\":%s,\"time\":", yes_no(st->live));
+                json_time(f, st->time, st->error == 0 && st->time != 0);
                 fputc('}', f);
         }
         fputc(']', f);
@@ -194,7 +225,11 @@ static void json_candidate_details(FILE *f, const struct evidence *ev, const str
                 if (strcmp(c->source, stamp_source(t)) == 0) {
                         fputs(",\"path\":", f);
                         json_string(f, stamp_path(t));
-                        fprintf(f, ",\"inode\":%" PRIu32, d->stamps[t].inode);
+                        /* As in "files": null when read live, not from an inode of the disk. */
+                        if (d->stamps[t].inode != 0)
+                                fprintf(f, ",\"inode\":%" PRIu32, d->stamps[t].inode);
+                        else
+                                fputs(",\"inode\":null", f);
                 }
 }
 
@@ -218,8 +253,8 @@ void report_json(FILE *f, const struct status *s)
         fprintf(f, ",\"clock_synchronized\":%s", d->clock_synchronized ? "true" : "false");
         fprintf(f, ",\"floor\":%" PRIu64 ",\"floor_source\":", s->policy->floor / USEC_PER_SEC);
         json_string(f, s->floor_origin);
-        fprintf(f, ",\"not_after\":%" PRIu64 ",\"margin_usec\":%" PRIu64,
-                s->policy->not_after / USEC_PER_SEC, s->policy->margin);
+        fprintf(f, ",\"not_after\":%" PRIu64 ",\"margin_usec\":", s->policy->not_after / USEC_PER_SEC);
+        json_uint(f, s->policy->margin);
         fprintf(f, ",\"ntp_synchronized\":%s",
                 s->ntp_synchronized < 0       ? "null"
                         : s->ntp_synchronized ? "true"
@@ -246,12 +281,15 @@ void report_json(FILE *f, const struct status *s)
                         json_string(f, dev->sb.label);
                         fprintf(f,
                                 ",\"checksum_bad\":%s,\"unknown_features\":%s,\"needs_recovery\":%s,\"truncated\":%s"
-                                ",\"fs_bytes\":%" PRIu64 ",\"device_bytes\":%" PRIu64,
+                                ",\"fs_bytes\":",
                                 dev->sb.checksum_bad ? "true" : "false",
                                 dev->sb.unknown_features ? "true" : "false",
                                 dev->sb.needs_recovery ? "true" : "false",
-                                dev->sb.truncated ? "true" : "false", dev->sb.fs_bytes,
-                                dev->sb.device_bytes);
+                                dev->sb.truncated ? "true" : "false");
+                        /* Sizes from a crafted superblock or a sparse file may pass 2^53 (8 PiB). */
+                        json_uint(f, dev->sb.fs_bytes);
+                        fputs(",\"device_bytes\":", f);
+                        json_uint(f, dev->sb.device_bytes);
                         if (dev->have_journal)
                                 json_journal(f, dev);
                         else
@@ -271,10 +309,11 @@ void report_json(FILE *f, const struct status *s)
                 json_string(f, c->device);
                 fputs(",\"source\":", f);
                 json_string(f, c->source);
-                fprintf(f,
-                        ",\"time\":%" PRIu64 ",\"time_usec\":%" PRIu64
-                        ",\"plausible\":%s,\"verdict\":\"%s\"",
-                        c->time / USEC_PER_SEC, c->time, v == VERDICT_PLAUSIBLE ? "true" : "false",
+                fputs(",\"time\":", f);
+                json_time(f, c->time, true);
+                fputs(",\"time_usec\":", f);
+                json_time_usec(f, c->time, true);
+                fprintf(f, ",\"plausible\":%s,\"verdict\":\"%s\"", v == VERDICT_PLAUSIBLE ? "true" : "false",
                         verdict_to_string(v));
                 json_candidate_details(f, ev, c);
                 fprintf(f, ",\"winner\":%s}", d->winner == c ? "true" : "false");
@@ -287,7 +326,7 @@ static void text_commit(FILE *f, const char *what, const struct jbd2_commit *c)
         char t[ISO_TIME_MAX];
 
         fprintf(f, "%s sequence %" PRIu32 " at block %" PRIu32 ", %s", what, c->sequence, c->block,
-                c->time ? format_iso(t, c->time) : "no time");
+                c->time ? format_disk_time(t, c->time) : "no time");
 }
 
 /* Two lines on the journal: where it is and the state of its log; what the walk found and what it cost. */
@@ -394,7 +433,8 @@ void report_text(FILE *f, const struct status *s)
                 for (size_t i = 0; i < ev->n_candidates; i++) {
                         const struct candidate *c = ev->candidates + i;
                         fprintf(f, "%-*s  %-*s  %-20s  %s%s\n", wdev, c->device, wsrc, c->source,
-                                format_iso(a, c->time), verdict_to_text(candidate_verdict(s->policy, c)),
+                                format_disk_time(a, c->time),
+                                verdict_to_text(candidate_verdict(s->policy, c)),
                                 d->winner == c ? " (estimate)" : "");
                 }
         }

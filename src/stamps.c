@@ -180,6 +180,9 @@ int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_rep
                         read_live(s, live_root, ret + s);
                 else
                         read_from_disk(fs, s, ret + s);
+                /* A file that could not be used gives no time, whatever was parsed before the error. */
+                if (ret[s].error != 0)
+                        ret[s].time = 0;
         }
         return 0;
 }

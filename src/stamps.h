@@ -17,11 +17,11 @@ enum stamp {
 };
 
 struct stamp_report {
-        int error; /* 0; -ENOENT when the file is not there, as on most systems for some; else -errno */
+        int error;          /* 0: read; -ENOENT: not there, as on most systems for some; else -errno */
         const char *reason; /* for error other than -ENOENT: what is wrong (static) */
-        uint32_t inode;     /* the inode it was read from on the unmounted filesystem; 0 if read live */
+        uint32_t inode;     /* the inode at its path on the unmounted filesystem, usable or not; else 0 */
         bool live;          /* read from the running system (statx()), the filesystem being the mounted / */
-        usec_t time;        /* 0 when none */
+        usec_t time;        /* 0 when none, and whenever error is not 0 */
 };
 
 /* "/var/lib/systemd/timesync/clock", ... */

@@ -121,8 +121,12 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
          * would only be loaded if an inode were read later. No EXT2_FLAG_RW and
          * no EXT2_FLAG_EXCLUSIVE: the device is opened O_RDONLY and may be
          * mounted. 64BITS lets filesystems of more than 2^32 blocks open.
+         * JOURNAL_DEV_OK: an external journal (mke2fs -O journal_dev) opens
+         * as what it is, so that it is told apart below; without it libext2fs
+         * refuses it as an unknown feature, and the retry with FORCE would
+         * take its mkfs times for a filesystem's.
          */
-        const int flags = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS;
+        const int flags = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS | EXT2_FLAG_JOURNAL_DEV_OK;
         ext2_filsys fs = NULL;
         struct file_stat st;
         bool checksum_bad = false, unknown_features = false;
@@ -189,6 +193,11 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
         }
 
         struct ext2_super_block *sb = fs->super;
+        /* Its superblock has times, but they are the journal's, of no filesystem clockfix can name. */
+        if (ext2fs_has_feature_journal_dev(sb)) {
+                ext2fs_close_free(&fs);
+                return -EREMOTE;
+        }
         struct superblock result = {
                 .time_sec = {
                         [SB_TIME_LAST_WRITE] = tstamp(sb->s_wtime, sb->s_wtime_hi),

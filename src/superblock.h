@@ -49,6 +49,8 @@ const char *sb_time_source(enum sb_time t);
  *   -ENODATA       too small to hold a superblock (empty or cut short);
  *   -ENOMEDIUM     a block device of size 0 (no card in the reader, unattached loop);
  *   -EMEDIUMTYPE   no ext2/3/4 superblock magic: another filesystem or none;
+ *   -EREMOTE       an external journal (mke2fs -O journal_dev), not a filesystem:
+ *                  the filesystem it belongs to is on another device;
  *   -EUCLEAN       the superblock is corrupt (libext2fs says why);
  *   -EOPNOTSUPP    a revision this libext2fs cannot read;
  *   -EIO           anything else libext2fs reports.

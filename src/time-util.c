@@ -61,6 +61,15 @@ char *format_iso(char buf[static ISO_TIME_MAX], usec_t t)
         return buf;
 }
 
+char *format_disk_time(char buf[static ISO_TIME_MAX], usec_t t)
+{
+        if (t == USEC_INFINITY) {
+                snprintf(buf, ISO_TIME_MAX, "out of range");
+                return buf;
+        }
+        return format_iso(buf, t);
+}
+
 char *format_duration(char buf[static DURATION_MAX], usec_t from, usec_t to)
 {
         uint64_t s = from <= to ? to / USEC_PER_SEC - from / USEC_PER_SEC

@@ -37,6 +37,13 @@ void civil_from_days(int64_t days, int64_t *ret_year, unsigned *ret_month, unsig
 char *format_iso(char buf[static ISO_TIME_MAX], usec_t t);
 
 /*
+ * The same for a time read from a disk, where USEC_INFINITY stands for one
+ * beyond what usec_t holds (a garbage commit time of 2^63 s saturates to it):
+ * "out of range", not a date in the year 586524 that nothing recorded.
+ */
+char *format_disk_time(char buf[static ISO_TIME_MAX], usec_t t);
+
+/*
  * Formats a signed duration in seconds for people: "+73 s", "-2 h 5 min 0 s",
  * "+849 d 22 h 14 min 3 s". Returns buf.
  */

@@ -120,12 +120,29 @@ sb_time() {
         case "$v" in "" | "n/a") echo "" ;; *) date -u -d "$v" +%s ;; esac
 }
 
+# json_contract WHAT ARGS...: when ARGS hold --json and OUT is not empty, OUT must be one JSON
+# object whose every number is an integer within +-2^53, the most JSON readers take exactly
+# (README, "status --json"); a value beyond that is null.
+json_contract() {
+        local what=$1 a bad
+        shift
+        for a in "$@"; do
+                [ "$a" == --json ] || continue
+                [ -n "$OUT" ] || return 0
+                bad=$(jq -c '[.. | numbers | select(. != floor or . > 9007199254740992 or . < -9007199254740992)]' <<<"$OUT") ||
+                        fail "$what: not JSON: $OUT"
+                [ "$bad" == "[]" ] || fail "$what: numbers beyond +-2^53 or not integers: $bad"
+                [ "$(jq -r type <<<"$OUT")" == object ] || fail "$what: not one object"
+                return 0
+        done
+}
+
 # cf ARGS...: runs clockfix; sets OUT, ERR, RC. Every image given with -d/--device is
 # fingerprinted before and after: clockfix must never write to it. With AS_USER=1 it runs as
 # the user nobody with no capabilities at all: the kernel will not let it set the clock. With
 # CLOCKFIX_TRACE_WRITES=1 in the environment (tests/run.sh runs the cli and image suites so once
 # more), it also runs under strace, and any open for writing, creating or truncating, or any write
-# but to stdout and stderr, fails the test, whatever the file.
+# but to stdout and stderr, fails the test, whatever the file. With --json, json_contract holds.
 cf() {
         local args=("$@") images=() i fp_before=() fp_after=()
         for ((i = 0; i < ${#args[@]}; i++)); do
@@ -151,6 +168,7 @@ cf() {
         fi
         for i in "${images[@]}"; do fp_after+=("$("$FINGERPRINT" "$i")"); done
         [ "${fp_before[*]}" == "${fp_after[*]}" ] || fail "clockfix $* changed an image"
+        json_contract "clockfix $*" "$@"
         return 0
 }
 
@@ -192,6 +210,7 @@ live_clockfix() {
         RC=0
         OUT=$(chroot "$ROOT" "${EXE_WRAPPER[@]}" /tmp/clockfix "$@" 2>"$TMP/stderr") || RC=$?
         ERR=$(cat "$TMP/stderr")
+        json_contract "clockfix $* (live)" "$@"
 }
 
 # wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does

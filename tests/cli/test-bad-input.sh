@@ -59,6 +59,14 @@ head -c 8M /dev/zero >"$TMP/swap.img"
 mkswap -q "$TMP/swap.img"
 check_bad "$TMP/swap.img" "holds swap, not ext2/3/4: skipped"
 
+# An external journal (mke2fs -O journal_dev): an ext2/3/4 superblock with times of its own, but no
+# filesystem: skipped, its times not used.
+mkimg "$TMP/jdev.img" 1800000000 8M -O journal_dev -b 4096
+check_bad "$TMP/jdev.img" "holds an external journal \(mke2fs -O journal_dev\), not a filesystem: skipped \(name the device of the filesystem that uses it\)$"
+cf status --json --device "$TMP/jdev.img" $W
+assert_eq "$(jqo '.devices[0] | [.readable, .fstype] | map(tostring) | join(",")')" "false,jbd" "journal device: json"
+assert_eq "$(jqo '.sources | length')" 0 "journal device: no sources"
+
 # metadata_csum with one byte of the label changed (as a power cut can tear a superblock): the
 # times are used where plausible, with a warning naming the device and the problem.
 mkimg "$TMP/csum.img" 1800000000 8M -t ext4 -O metadata_csum -L good

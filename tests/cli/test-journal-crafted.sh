@@ -67,6 +67,33 @@ status "$IMG"
 assert_eq "$(jqo '.devices[0].journal | "\(.from_backup) \(.error)"')" "false null" "damaged backup map: the inode"
 assert_eq "$(jqo .estimate)" $((GOOD + 999)) "damaged backup map: estimate"
 
+# Commit times no JSON reader takes as a number (every number cf sees is checked to be within
+# +-2^53): 2^63 s, beyond what clockfix holds at all, and 10^13 s (the year 318857), whose
+# microseconds pass 2^53. Each is null where it does not fit, with its verdict; the table says
+# "out of range" rather than a date nothing recorded.
+for sec in 9223372036854775807 10000000000000; do
+        image "absurd-$sec"
+        "$JBD2_WRITE" "$IMG" --dirty --txn "$sec:1:3:0" >/dev/null
+        status "$IMG"
+        if [ "$sec" == 10000000000000 ]; then time=$sec; else time=null; fi
+        assert_eq "$(jqo '.sources[] | select(.source == "journal:last_commit") | [.time, .time_usec, .plausible, .verdict] | map(tostring) | join(" ")')" \
+                "$time null false after_not_after" "commit at $sec s: the source"
+        assert_eq "$(jqo '.devices[0].journal | [.newest.time, .newest.time_usec, .best] | map(tostring) | join(" ")')" \
+                "$time null null" "commit at $sec s: the journal's newest"
+        assert_match "$(jqo .source)" "^(superblock:|build$)" "commit at $sec s: not used"
+        cf status --device "$IMG" "${POLICY[@]}"
+        if [ "$time" == null ]; then
+                assert_match "$OUT" "journal:last_commit +out of range +after not-after" "commit at $sec s: the table"
+                assert_match "$OUT" "newest commit sequence [0-9]+ at block [0-9]+, out of range \(implausible\)" \
+                        "commit at $sec s: the journal's line"
+                cf set --dry-run --device "$IMG" "${POLICY[@]}"
+                assert_match "$ERR" "journal:last_commit \(out of range\) is after not-after 2056-01-01T00:00:00Z, ignored" \
+                        "commit at $sec s: the warning"
+        else
+                assert_match "$OUT" "journal:last_commit +318857-[0-9T:-]+Z +after not-after" "commit at $sec s: the table"
+        fi
+done
+
 # Power went while the last transaction was written: the one before it.
 image torn
 "$JBD2_WRITE" "$IMG" --dirty --txn "$GOOD:1:100" --torn 3 >/dev/null

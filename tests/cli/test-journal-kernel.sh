@@ -145,4 +145,21 @@ assert_match "$ERR" "journal not used: (external journal device not found|cannot
 # --wait is for the root device alone: the journal device was not waited for that long.
 [ "$took" -lt 60000 ] || fail "external, gone: took $took ms: --wait 60 applied to the journal device"
 echo "external journal gone: $took ms"
+
+# Its device number now another filesystem's journal device (disks are numbered as they appear):
+# not that journal, and not a corrupt one either: the right one is not attached.
+mkimg "$TMP/jdev2.img" 1700000000 16M -O journal_dev -b 4096
+attach "$TMP/jdev2.img"
+# (s_journal_dev as mke2fs stores st_rdev and the kernel's new_encode_dev(): minor bits above 8 at 20)
+maj=$((0x$(stat -c %t "$DEV"))) min=$((0x$(stat -c %T "$DEV")))
+stamp "$TMP/ext.img" 1700000000 "ssv journal_dev $(((maj << 8) | (min & 0xff) | ((min & ~0xff) << 12)))"
+cf set --dry-run --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
+assert_eq "$RC" 0 "external, another journal: exit"
+assert_eq "$(grep -c 'journal not used' <<<"$ERR")" 1 "external, another journal: one warning: $ERR"
+assert_match "$ERR" "journal not used: the journal's UUID was not found, and the device at its former device number holds another filesystem's journal \(is the journal device attached\?\)$" \
+        "external, another journal: warning"
+cf status --json --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
+assert_eq "$(jqo '.devices[0].journal.journal_device')" "$DEV" "external, another journal: the device looked at"
+assert_match "$(jqo '.devices[0].journal.error')" "holds another filesystem's journal$" "external, another journal: json"
+assert_match "$(jqo .source)" "^superblock:" "external, another journal: the superblock's times"
 echo ok

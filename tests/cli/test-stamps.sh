@@ -45,6 +45,12 @@ cf status --json --no-stamps --device "$TMP/s.img" "${POLICY[@]}"
 assert_eq "$(jqo '[.sources[] | select(.source | startswith("file:"))] | length')" 0 "--no-stamps: sources"
 assert_eq "$(jqo '.devices[0].files')" null "--no-stamps: files"
 
+# None there: not found, and no error either.
+mkimg "$TMP/none.img" 1700000000 16M -t ext4
+cf status --json --device "$TMP/none.img" "${POLICY[@]}"
+assert_eq "$(jqo '[.devices[0].files[] | [.found, .error, .inode, .time] | map(tostring) | join(",")] | unique | join(" ")')" \
+        "false,null,null,null" "no stamp files"
+
 # Files that are there but cannot be used: a warning each, the rest still counts.
 image "$TMP/bad.img"
 echo "not a date" >"$TMP/junk"
@@ -60,6 +66,32 @@ cf status --json --device "$TMP/bad.img" "${POLICY[@]}"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .verdict)" after_not_after "epoch bits"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time)" $((1796100000 + (1 << 32))) "epoch bits: time"
 
+# What the JSON says of each file: found (read, error null, its time even if implausible), or
+# there but not usable (an error, and no time); never found together with an error.
+assert_eq "$(jqo '[.devices[0].files[] | "\(.found)/\(.error != null)/\(.time != null)"] | join(" ")')" \
+        "true/false/true false/true/false false/true/false" "bad stamps: files"
+assert_eq "$(jqo '.devices[0].files[2].inode > 11')" true "bad stamps: the inode of what is at the path"
+
+# A corrupt directory on the way (garbage over /var/lib's block): the files under it are not
+# found and say why, with no inode and no time; fake-hwclock's, elsewhere, still counts.
+image "$TMP/dir.img"
+bs=$(dumpe2fs -h "$TMP/dir.img" 2>/dev/null | sed -n 's/^Block size: *//p')
+blk=$(debugfs -R "blocks var/lib" "$TMP/dir.img" 2>/dev/null | awk '{ print $1 }')
+[ -n "$blk" ] && [ -n "$bs" ] || fail "corrupt directory: no block for var/lib"
+head -c "$bs" /dev/zero | tr '\0' '\377' | dd of="$TMP/dir.img" bs="$bs" seek="$blk" conv=notrunc status=none
+cf status --json --device "$TMP/dir.img" "${POLICY[@]}"
+assert_eq "$RC" 0 "corrupt directory: exit"
+for f in /var/lib/systemd/timesync/clock /var/lib/clockfix/clock; do
+        assert_eq "$(jqo ".devices[0].files[] | select(.path == \"$f\") | [.found, .error, .inode, .time] | map(tostring) | join(\",\")")" \
+                "false,cannot look it up (corrupt directory?),null,null" "corrupt directory: $f"
+done
+assert_eq "$(jqo '.devices[0].files[] | select(.path == "/etc/fake-hwclock.data") | "\(.found) \(.error) \(.time)"')" \
+        "true null $(date -u -d '2026-12-01 08:00:00' +%s)" "corrupt directory: fake-hwclock"
+assert_eq "$(jqo .source)" file:/etc/fake-hwclock.data "corrupt directory: the winner"
+cf set --dry-run --device "$TMP/dir.img" "${POLICY[@]}"
+assert_eq "$RC" 0 "corrupt directory: set exit"
+assert_match "$ERR" "/var/lib/clockfix/clock: cannot look it up \(corrupt directory\?\), not used" "corrupt directory: warning"
+
 # The filesystem that is the mounted / (as when an admin runs clockfix status): the stamp files are
 # read with statx(), which sees what the page cache has and the disk not yet (live_root: a chroot
 # into the loop-mounted image).
@@ -67,7 +99,8 @@ image "$TMP/live.img"
 live_root "$TMP/live.img" usr dev proc
 touch -d @1797000000.25 "$ROOT/var/lib/private/systemd/timesync/clock" # in the page cache only
 live_clockfix status --json --device "$DEV" "${POLICY[@]}"
-assert_eq "$(jqo '.devices[0].files[0] | "\(.live) \(.time)"')" "true 1797000000" "live: statx() of the mounted /"
+assert_eq "$(jqo '.devices[0].files[0] | "\(.live) \(.time) \(.inode)"')" "true 1797000000 null" "live: statx() of the mounted /"
+assert_eq "$(src file:/var/lib/systemd/timesync/clock .inode)" null "live: no inode of the disk in the source"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1797000000250000 "live: with nanoseconds"
 # From outside, the same device is not /: read from the disk, through libext2fs.
 cf status --json --device "$DEV" "${POLICY[@]}"

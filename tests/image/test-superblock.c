@@ -247,6 +247,12 @@ static void test_bad(void)
         sh("mkfs.vfat -C '%s' 8192 >/dev/null", file);
         check_int(read_sb(file, &sb, NULL), -EMEDIUMTYPE);
 
+        /* An external journal: a superblock with times, but no filesystem's (with or without FORCE). */
+        snprintf(file, sizeof(file), "%s", img("journal-dev"));
+        sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -O journal_dev -b 4096 '%s' 8M >/dev/null 2>&1", T_CREATED,
+                file);
+        check_int(read_sb(file, &sb, NULL), -EREMOTE);
+
         /* metadata_csum with a byte of the label changed: checksum wrong, times still read. */
         snprintf(file, sizeof(file), "%s", img("badcsum"));
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum -L good '%s' 8M 2>/dev/null",

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-report: JSON string escaping and the shape of `status --json` */
 
+#include <errno.h>
+
 #include "report.h"
 #include "test.h"
 
@@ -95,9 +97,74 @@ static void test_json(void)
         free(buf);
 }
 
+/* Every number within 2^53, what JSON readers take exactly; beyond it null, never rounded or refused. */
+static void test_json_limits(void)
+{
+        struct device_report dev = {
+                .origin = ORIGIN_OPTION,
+                .spec = (char *)"big.img",
+                .path = (char *)"big.img",
+                .have_sb = true,
+                .sb = { .type = "ext4", .fs_bytes = UINT64_C(1) << 60, .device_bytes = UINT64_C(1) << 53 },
+                .have_stamps = true,
+                .stamps = {
+                        [STAMP_TIMESYNCD] = { .error = -EIO, .reason = "cannot look it up (corrupt directory?)" },
+                        [STAMP_FAKE_HWCLOCK] = { .error = -ENOENT },
+                        [STAMP_CLOCKFIX] = { .inode = 12, .time = 1800000000 * USEC_PER_SEC },
+                },
+        };
+        struct candidate c[] = {
+                { "big.img", "journal:last_commit", USEC_INFINITY },                  /* 2^63 s, saturated */
+                { "big.img", "superblock:last_mount", 1099511627775 * USEC_PER_SEC }, /* 2^40 - 1 s */
+                { "big.img", "superblock:last_write", 9007199254 * USEC_PER_SEC },    /* 2^53 us, nearly */
+        };
+        struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 3 };
+        struct policy p = { .floor = 1700000000 * USEC_PER_SEC,
+                .not_after = 2700000000 * USEC_PER_SEC,
+                .margin = UINT64_C(1) << 54 };
+        struct decision d;
+        char *buf = NULL;
+        size_t size = 0;
+
+        check_int(decide(&p, 946684800 * USEC_PER_SEC, false, c, 3, &d), 0);
+        struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
+        FILE *f = open_memstream(&buf, &size);
+        report_json(f, &s);
+        fclose(f);
+
+        check(strstr(buf, "\"margin_usec\":null,") != NULL);
+        check(strstr(buf, "\"fs_bytes\":null,\"device_bytes\":9007199254740992,") != NULL);
+        check(strstr(buf,
+                      "\"source\":\"journal:last_commit\",\"time\":null,\"time_usec\":null,"
+                      "\"plausible\":false,\"verdict\":\"after_not_after\"") != NULL);
+        check(strstr(buf,
+                      "\"source\":\"superblock:last_mount\",\"time\":1099511627775,\"time_usec\":null,"
+                      "\"plausible\":false,\"verdict\":\"after_not_after\"") != NULL);
+        check(strstr(buf, "\"time\":9007199254,\"time_usec\":9007199254000000,") != NULL);
+        /* Stamp files: found only when read; an error or nothing otherwise, never both. */
+        check(strstr(buf,
+                      "{\"path\":\"/var/lib/systemd/timesync/clock\",\"found\":false,"
+                      "\"error\":\"cannot look it up (corrupt directory?)\",\"inode\":null,\"live\":false,"
+                      "\"time\":null}") != NULL);
+        check(strstr(buf,
+                      "{\"path\":\"/etc/fake-hwclock.data\",\"found\":false,\"error\":null,"
+                      "\"inode\":null,\"live\":false,\"time\":null}") != NULL);
+        check(strstr(buf,
+                      "{\"path\":\"/var/lib/clockfix/clock\",\"found\":true,\"error\":null,"
+                      "\"inode\":12,\"live\":false,\"time\":1800000000}") != NULL);
+        /* No digit run of more than 16 digits anywhere: 2^53 has 16. */
+        for (const char *q = buf; *q;) {
+                size_t n = strspn(q, "0123456789");
+                check(n <= 16);
+                q += n ? n : 1;
+        }
+        free(buf);
+}
+
 int main(void)
 {
         test_escape();
         test_json();
+        test_json_limits();
         test_end();
 }

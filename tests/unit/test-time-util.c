@@ -21,6 +21,10 @@ static void test_format(void)
         /* The largest superblock time: 40 bits of seconds. */
         check_str(format_iso(buf, 1099511627775 * USEC_PER_SEC), "36812-02-20T00:36:15Z");
         check_str(format_iso(buf, USEC_INFINITY), "586524-01-19T08:01:49Z");
+        /* A time from a disk that saturated is no date. */
+        check_str(format_disk_time(buf, USEC_INFINITY), "out of range");
+        check_str(format_disk_time(buf, USEC_INFINITY - 1), "586524-01-19T08:01:49Z");
+        check_str(format_disk_time(buf, 946684800 * USEC_PER_SEC), "2000-01-01T00:00:00Z");
 }
 
 static void test_civil(void)
