@@ -74,6 +74,8 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
 {
         struct device_report *d = add_device(ev, origin, spec);
 
+        log_debug("%s (%s): %s, not a local block device: skipped", spec, origin_to_text(origin),
+                fstype ? fstype : "no device");
         if (!d)
                 return -ENOMEM;
         d->error = -EPROTONOSUPPORT;
@@ -103,6 +105,89 @@ static dev_t mounted_root(const char *path)
         return 0;
 }
 
+/* What the window makes of a time, for -v: "plausible", "after not-after: rejected", ... */
+static const char *verdict_of(const struct gather_config *config, usec_t t)
+{
+        if (!config->window)
+                return "no window";
+        switch (candidate_verdict(config->window, &(struct candidate){ .time = t })) {
+        case VERDICT_PLAUSIBLE:
+                return "plausible";
+        case VERDICT_BEFORE_FLOOR:
+                return "before the floor, which beats it";
+        default:
+                return "after not-after: rejected";
+        }
+}
+
+static void debug_superblock(const struct gather_config *config, const struct device_report *d)
+{
+        char a[ISO_TIME_MAX];
+        usec_t u;
+
+        log_debug("%s: %s superblock read, UUID %s%s%s%s", d->path, d->sb.type, d->sb.uuid,
+                d->sb.label[0] ? ", label " : "", d->sb.label, d->sb.checksum_bad ? ", checksum wrong" : "");
+        for (enum sb_time t = 0; t < _SB_TIME_MAX; t++) {
+                if (d->sb.time_sec[t] == 0)
+                        log_debug("%s: %s never set", d->path, sb_time_source(t));
+                else if (sec_to_usec(d->sb.time_sec[t], &u))
+                        log_debug("%s: %s %s: %s", d->path, sb_time_source(t), format_iso(a, u),
+                                verdict_of(config, u));
+        }
+}
+
+static void debug_journal(const struct gather_config *config, const struct device_report *d)
+{
+        const struct journal_report *j = &d->journal;
+        const struct jbd2_report *r = &j->jbd2;
+        const struct jbd2_commit *c = journal_candidate(d);
+        char where[128], a[ISO_TIME_MAX];
+
+        if (j->location == JOURNAL_NONE) {
+                log_debug("%s: no journal", d->path);
+                return;
+        }
+        journal_where(j, where, sizeof(where));
+        if (j->error != 0) {
+                log_debug_errno(j->error, "%s: journal (%s) not used: %s (%m)", d->path, where, j->reason);
+                return;
+        }
+        log_debug("%s: journal %s: %u blocks of %u bytes, log %u..%u, %s %u%s", d->path, where, r->maxlen,
+                r->blocksize, r->first, r->last,
+                r->dirty ? "dirty, oldest sequence" : "clean, next sequence", r->sequence,
+                r->head ? ", head recorded" : "");
+        if (r->newest.found && (!c || c->sequence != r->newest.sequence))
+                log_debug("%s: journal: newest commit sequence %u at block %u, %s: %s", d->path,
+                        r->newest.sequence, r->newest.block,
+                        r->newest.time ? format_iso(a, r->newest.time) : "no time",
+                        r->newest.time ? verdict_of(config, r->newest.time) : "not a time");
+        if (c)
+                log_debug("%s: %s sequence %u at block %u, %s: %s", d->path, JOURNAL_SOURCE, c->sequence,
+                        c->block, format_iso(a, c->time), verdict_of(config, c->time));
+        else
+                log_debug("%s: journal: no commit with a time found", d->path);
+}
+
+static void debug_stamps(const struct gather_config *config, const struct device_report *d)
+{
+        char a[ISO_TIME_MAX];
+
+        for (enum stamp s = 0; s < _STAMP_MAX; s++) {
+                const struct stamp_report *t = d->stamps + s;
+
+                if (t->error == -ENOENT)
+                        log_debug("%s: %s not there", d->path, stamp_source(s));
+                else if (t->error != 0)
+                        log_debug_errno(t->error, "%s: %s not used: %s", d->path, stamp_source(s),
+                                t->reason ? t->reason : "%m");
+                else if (t->time == 0)
+                        log_debug("%s: %s holds no time", d->path, stamp_source(s));
+                else
+                        log_debug("%s: %s %s (%s): %s", d->path, stamp_source(s), format_iso(a, t->time),
+                                t->live ? "read live" : "read from the disk", verdict_of(config, t->time));
+        }
+}
+
 /* What lies beyond the superblock: the journal's newest commit, the stamp files. 0 or -ENOMEM. */
 static int read_filesystem(const struct gather_config *config, struct device_report *d,
         struct struct_ext2_filsys *fs, usec_t deadline)
@@ -112,19 +197,25 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
 
         /* Features newer than this libext2fs may change how inodes and directories are laid out. */
         if (d->sb.unknown_features)
-                return 0;
+                return log_debug("%s: unknown incompatible features: journal and stamp files not read",
+                               d->path),
+                       0;
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? config->window : &everything, config->journal_budget,
                         deadline, &d->journal);
                 if (r < 0)
                         return r;
                 d->have_journal = d->journal.location != JOURNAL_NONE;
+                if (log_debug_enabled())
+                        debug_journal(config, d);
         }
         if (!config->no_stamps) {
                 r = stamps_read(fs, mounted_root(d->path), d->stamps);
                 if (r < 0)
                         return r;
                 d->have_stamps = true;
+                if (log_debug_enabled())
+                        debug_stamps(config, d);
         }
         return 0;
 }
@@ -150,6 +241,7 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
                 return r;
         if (r == 0 && origin != ORIGIN_OPTION && already_tried(ev, path)) {
                 /* root= and mountinfo naming the same device: it was read (or failed) already. */
+                log_debug("%s (%s): %s, already tried", spec, origin_to_text(origin), path);
                 free(path);
                 return 0;
         }
@@ -160,10 +252,12 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
                 return -ENOMEM;
         }
         if (r < 0) {
+                log_debug_errno(r, "%s (%s): not found: %m", spec, origin_to_text(origin));
                 d->error = r;
                 return 0;
         }
         d->path = path;
+        log_debug("%s (%s): trying %s", spec, origin_to_text(origin), path);
 
         /*
          * With --wait, a device whose node exists may not be ready yet: a card
@@ -176,11 +270,17 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         if (r == -ENOMEM)
                 return r;
         if (r >= 0) {
+                if (log_debug_enabled())
+                        debug_superblock(config, d);
                 int k = read_filesystem(config, d, fs, deadline);
+                d->bytes_read = superblock_bytes_read(fs);
+                log_debug("%s: %" PRIu64 " bytes read from it in all", d->path, d->bytes_read);
                 superblock_close(fs);
                 if (k < 0)
                         return k;
-        }
+        } else if (r != -ENOMEM)
+                log_debug_errno(r, "%s: no ext2/3/4 superblock read: %m%s%s", d->path, d->reason ? ": " : "",
+                        d->reason ? d->reason : "");
         /* Name what is there instead: "holds vfat" helps more than "bad magic". Only on this error path. */
         if (r == -EMEDIUMTYPE && blk_probe_type(d->path, &d->fstype) == -ENOMEM)
                 return -ENOMEM;
@@ -265,6 +365,8 @@ static int root_from_cmdline(const struct gather_config *config, struct evidence
                 return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->cmdline_path), 0;
         r = cmdline_find_root(cmdline, &spec);
         free(cmdline);
+        if (r == 0)
+                log_debug("%s: no root=", config->cmdline_path);
         if (r <= 0)
                 return r;
         r = try_spec(config, ev, ORIGIN_CMDLINE, spec, NULL, deadline);
@@ -283,7 +385,9 @@ static int root_from_mountinfo(const struct gather_config *config, struct eviden
         if (r < 0)
                 return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path), 0;
         if (r == 0)
-                return 0;
+                return log_debug("%s: nothing is mounted at /", config->mountinfo_path), 0;
+        log_debug("%s: / is %s (%s), device %u:%u", config->mountinfo_path, source, fstype, major(devno),
+                minor(devno));
 
         /* Major 0: tmpfs, overlay, nfs, the initramfs' rootfs; no block device behind it. */
         if (major(devno) == 0)
@@ -307,7 +411,8 @@ static int root_from_fstab(const struct gather_config *config, struct evidence *
         if (r < 0)
                 return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path), 0;
         if (r == 0)
-                return 0;
+                return log_debug("%s: no entry for /", config->fstab_path), 0;
+        log_debug("%s: / is %s (%s)", config->fstab_path, spec, fstype);
 
         /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
         enum spec_kind kind = spec_classify(spec);
@@ -357,6 +462,13 @@ int gather(const struct gather_config *config, struct evidence *ev)
                         if (r < 0)
                                 goto fail;
                 }
+        if (log_debug_enabled()) {
+                uint64_t bytes = 0;
+                for (size_t i = 0; i < ev->n_devices; i++)
+                        bytes += ev->devices[i].bytes_read;
+                log_debug("%zu device(s) tried, %zu read: %" PRIu64 " bytes read in all, %zu time(s) found",
+                        ev->n_devices, evidence_devices_read(ev), bytes, ev->n_candidates);
+        }
         return 0;
 
 fail:

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "decide.h"
 #include "journal.h"
@@ -34,6 +35,7 @@ struct device_report {
         struct journal_report journal;
         bool have_stamps; /* the stamp files were looked for */
         struct stamp_report stamps[_STAMP_MAX];
+        uint64_t bytes_read; /* from the device in all, as libext2fs counts them: for -v */
 };
 
 struct evidence {

@@ -10,6 +10,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "jbd2.h"
+#include "log.h"
 
 /*
  * The on-disk format, big-endian, as Linux fs/jbd2 writes it. Every
@@ -286,10 +287,15 @@ static int walk_transaction(struct walk *w, struct header h, struct jbd2_commit 
                 if (r == -ENOBUFS)
                         return r;
                 if (r < 0 || !parse_header(w, block, &x) || x.sequence != h.sequence)
-                        return 0;
+                        return log_debug("journal: transaction %u from block %u: no commit (block %u holds "
+                                         "none of it)",
+                                       h.sequence, h.block, block),
+                               0;
                 if (!block_checksum_ok(w, x.type)) {
                         w->rep->bad_checksums++;
-                        return 0;
+                        return log_debug("journal: transaction %u: block %u has a wrong checksum",
+                                       h.sequence, block),
+                               0;
                 }
                 if (x.type == BLOCK_COMMIT) {
                         w->walked_blocks += covered + 1;
@@ -301,6 +307,13 @@ static int walk_transaction(struct walk *w, struct header h, struct jbd2_commit 
                                 .time = commit_time(w->buf),
                         };
                         record(w, ret);
+                        if (log_debug_enabled()) {
+                                char a[ISO_TIME_MAX];
+                                log_debug("journal: transaction %u from block %u: commit at block %u, %s%s",
+                                        h.sequence, h.block, block,
+                                        ret->time ? format_iso(a, ret->time) : "no time",
+                                        plausible(w, ret->time) ? "" : " (not plausible)");
+                        }
                         *ret_next = advance(w, block, 1);
                         return 1;
                 }
@@ -322,19 +335,51 @@ enum probe_result {
         PROBE_DATA,   /* only data blocks: inside a large transaction, or an older one past the head */
 };
 
+/* For -v: what a look at the journal found, "commit block 76, sequence 21, 2026-12-01T11:20:26Z". */
+static const char *describe_header(const struct walk *w, const struct header *h, char *buf, size_t size)
+{
+        char a[ISO_TIME_MAX];
+        usec_t t = h->type == BLOCK_COMMIT ? commit_time(w->buf) : 0;
+
+        snprintf(buf, size, "%s block %u, sequence %u%s%s",
+                h->type == BLOCK_COMMIT               ? "commit"
+                        : h->type == BLOCK_DESCRIPTOR ? "descriptor"
+                                                      : "revoke",
+                h->block, h->sequence, t ? ", " : "", t ? format_iso(a, t) : "");
+        return buf;
+}
+
+/* Logs what a probe from block `from` found, having read `n` blocks; returns result. */
+static int probed(const struct walk *w, uint32_t from, unsigned n, int result, const struct header *h)
+{
+        char buf[128];
+
+        if (!log_debug_enabled())
+                return result;
+        log_debug("journal: probe at block %u: %s (%u block(s) read)", from,
+                result == PROBE_HEADER          ? describe_header(w, h, buf, sizeof(buf))
+                        : result == PROBE_EMPTY ? "zeros, never written"
+                        : result == PROBE_DATA  ? "data blocks only"
+                                                : "budget spent",
+                n);
+        return result;
+}
+
 /* Looks for a header in the `limit` blocks from `from`: a probe_result, or -ENOBUFS. */
 static int probe(struct walk *w, uint32_t from, uint32_t limit, struct header *ret)
 {
+        const unsigned before = w->rep->blocks_read;
+
         for (uint32_t i = 0; i < limit; i++) {
                 uint32_t block = advance(w, from, i);
                 int r = read_block(w, block);
 
                 if (r == -ENOBUFS)
-                        return r;
+                        return probed(w, from, w->rep->blocks_read - before, r, ret);
                 if (r < 0)
                         continue;
                 if (parse_header(w, block, ret))
-                        return PROBE_HEADER;
+                        return probed(w, from, w->rep->blocks_read - before, PROBE_HEADER, ret);
                 /*
                  * Zeros: never written since the journal was made, so the log
                  * has not reached this block. (A journalled metadata block is
@@ -342,9 +387,9 @@ static int probe(struct walk *w, uint32_t from, uint32_t limit, struct header *r
                  * bisection steps over it.)
                  */
                 if (all_zero(w->buf, w->rep->blocksize))
-                        return PROBE_EMPTY;
+                        return probed(w, from, w->rep->blocks_read - before, PROBE_EMPTY, ret);
         }
-        return PROBE_DATA;
+        return probed(w, from, w->rep->blocks_read - before, PROBE_DATA, ret);
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -395,7 +440,15 @@ static int header_at(struct walk *w, uint32_t block, uint32_t sequence, struct h
 
         if (r == -ENOBUFS)
                 return r;
-        return r == 0 && parse_header(w, block, ret) && ret->sequence == sequence;
+        bool found = r == 0 && parse_header(w, block, ret);
+        if (log_debug_enabled()) {
+                char buf[128];
+                log_debug("journal: look at block %u for sequence %u: %s", block, sequence,
+                        found           ? describe_header(w, ret, buf, sizeof(buf))
+                                : r < 0 ? "read error"
+                                        : "no header");
+        }
+        return found && ret->sequence == sequence;
 }
 
 /* Where a bisection stopped: offsets from the start of the run. */

@@ -2,6 +2,7 @@
 /* journal: find a filesystem's journal (its inode, or an external device) and read its newest commit */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "journal.h"
+#include "log.h"
 #include "rootdev.h"
 #include "superblock.h"
 
@@ -28,7 +30,35 @@ struct readahead {
         bool have_next;
         uint64_t next; /* the journal block held in pair + blocksize */
         unsigned char *pair;
+        unsigned reads;      /* for -v: reads that reached the device (not libext2fs' cache) */
+        uint64_t bytes_read; /* for -v: what they read */
 };
+
+/* Bytes the I/O manager has read from the device of io so far (0 if it does not count). */
+static uint64_t channel_bytes_read(io_channel io)
+{
+        io_stats stats = NULL;
+
+        if (!io->manager->get_stats || io->manager->get_stats(io, &stats) != 0 || !stats)
+                return 0;
+        return stats->bytes_read;
+}
+
+/* io_channel_read_blk64(), counting for -v the reads that libext2fs passed on to the device. */
+static errcode_t counted_read(struct readahead *ra, blk64_t physical, int count, void *buf)
+{
+        if (!log_debug_enabled())
+                return io_channel_read_blk64(ra->io, physical, count, buf);
+
+        uint64_t before = channel_bytes_read(ra->io);
+        errcode_t e = io_channel_read_blk64(ra->io, physical, count, buf);
+        uint64_t after = channel_bytes_read(ra->io);
+        if (after > before) {
+                ra->reads++;
+                ra->bytes_read += after - before;
+        }
+        return e;
+}
 
 /* Reads journal block `block`, at `physical` on the device; next_follows: block + 1 is at physical + 1. */
 static int readahead_read(
@@ -39,19 +69,35 @@ static int readahead_read(
                 return 0;
         }
         ra->have_next = false;
-        if (next_follows && ra->pair && io_channel_read_blk64(ra->io, physical, 2, ra->pair) == 0) {
+        if (next_follows && ra->pair && counted_read(ra, physical, 2, ra->pair) == 0) {
                 memcpy(buf, ra->pair, ra->blocksize);
                 ra->next = block + 1;
                 ra->have_next = true;
                 return 0;
         }
-        return io_channel_read_blk64(ra->io, physical, 1, buf) == 0 ? 0 : -EIO;
+        return counted_read(ra, physical, 1, buf) == 0 ? 0 : -EIO;
 }
 
 static void readahead_init(struct readahead *ra, io_channel io, unsigned blocksize)
 {
         /* Without the memory, one block a read, as before. */
         *ra = (struct readahead){ .io = io, .blocksize = blocksize, .pair = malloc(2 * (size_t)blocksize) };
+}
+
+/*
+ * For -v, once the search is done: the journal blocks it read (the superblock included, as in
+ * status --json), and the reads and bytes that reached the device for them.
+ */
+static void readahead_done(struct readahead *ra, const struct jbd2_report *rep, int k)
+{
+        if (k == 0)
+                log_debug("journal: %u of %u blocks read by the search%s: %u device reads, %" PRIu64
+                          " bytes",
+                        rep->blocks_read, rep->budget, rep->budget_exhausted ? " (budget spent)" : "",
+                        ra->reads, ra->bytes_read);
+        else
+                log_debug("journal: %u device reads, %" PRIu64 " bytes", ra->reads, ra->bytes_read);
+        free(ra->pair);
 }
 
 /* A journal in an inode: journal block n is logical block n of the inode. */
@@ -148,7 +194,7 @@ static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct poli
         j->blocks = src.max_blocks;
         readahead_init(&j->ra, fs->io, fs->blocksize);
         k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
-        free(j->ra.pair);
+        readahead_done(&j->ra, &r->jbd2, k);
         return k;
 }
 
@@ -247,7 +293,7 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 .fs_uuid = fs->super->s_uuid,
         };
         k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
-        free(d.ra.pair);
+        readahead_done(&d.ra, &r->jbd2, k);
         ext2fs_close_free(&jfs);
         return k;
 }

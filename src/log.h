@@ -18,6 +18,9 @@ void log_open(void);
 void log_set_max_level(int level);
 int log_get_max_level(void);
 
+/* Whether debug messages are shown (-v): guards formatting that would be wasted otherwise. */
+#define log_debug_enabled() (log_get_max_level() >= LOG_DEBUG)
+
 /*
  * Logs at level; error, if non-zero, is an errno (either sign) that "%m"
  * expands to. Returns -abs(error) so a caller can log and return in one line.

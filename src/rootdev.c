@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "blk.h"
+#include "log.h"
 #include "rootdev.h"
 #include "stat-util.h"
 
@@ -358,6 +359,7 @@ int devno_to_path(dev_t devno, char **ret_path)
                         p = NULL;
                 free(uevent);
                 if (p && is_block_device(p, devno)) {
+                        log_debug("%u:%u: sysfs names %s", major(devno), minor(devno), p);
                         *ret_path = p;
                         return 0;
                 }
@@ -366,6 +368,7 @@ int devno_to_path(dev_t devno, char **ret_path)
         p = blk_devno_to_devname(devno);
         if (!p)
                 return -ENODEV;
+        log_debug("%u:%u: libblkid names %s", major(devno), minor(devno), p);
         *ret_path = p;
         return 0;
 }
@@ -517,10 +520,15 @@ static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char *
                  * then); libblkid's scan of the block devices when udev has none.
                  */
                 p = tag_from_udev(tag, v);
-                if (!p && scan)
+                if (p) {
+                        log_debug("%s: udev link names %s", spec, p);
+                        break;
+                }
+                if (scan)
                         p = blk_evaluate_tag(tag, v);
                 if (!p)
                         return -ENOENT;
+                log_debug("%s: libblkid found %s", spec, p);
                 break;
         }
 

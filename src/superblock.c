@@ -237,3 +237,13 @@ void superblock_close(struct struct_ext2_filsys *fs)
         if (fs)
                 ext2fs_close_free(&fs);
 }
+
+uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs)
+{
+        io_stats stats = NULL;
+
+        /* The Unix I/O manager counts what it reads from the device, below its block cache. */
+        if (!fs || !fs->io->manager->get_stats || fs->io->manager->get_stats(fs->io, &stats) != 0 || !stats)
+                return 0;
+        return stats->bytes_read;
+}

@@ -69,6 +69,9 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
         struct struct_ext2_filsys **ret_fs);
 void superblock_close(struct struct_ext2_filsys *fs);
 
+/* Bytes read from the device of fs so far, as libext2fs' I/O manager counts them (0 if it does not). */
+uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs);
+
 /*
  * A libext2fs error code as a negative errno: system errors as they are; a
  * bad magic -EMEDIUMTYPE, a corrupt superblock -EUCLEAN, unknown features
