@@ -9,19 +9,39 @@
 # or undefined behaviour fails the test that met it); then fuzzes each fuzz target for
 # FUZZ_SECONDS (60) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
 # installs, runs and purges it (tests/deb.sh).
+# Every stage runs whatever became of the ones before; a summary at the end gives each stage's
+# result and time, and the exit status is non-zero if any failed.
 # Arguments go to the first `meson test` (a suite, a test), and then the rest is left out.
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
 started=$(date +%s)
-# stage WHAT: how long the run has taken so far, after each stage, for the log
+results=()
+failed=0
+# stage NAME COMMAND...: runs one stage, whatever became of the others, and keeps its result and
+# time for the summary at the end
 stage() {
-        echo "== $1 done: $(($(date +%s) - started)) s since the start"
+        local name=$1 begun rc=0
+        shift
+        begun=$(date +%s)
+        echo "== $name"
+        "$@" || rc=$?
+        local took=$(($(date +%s) - begun))
+        if [ "$rc" -eq 0 ]; then
+                results+=("$(printf '%-36s passed  %5d s' "$name" "$took")")
+        else
+                results+=("$(printf '%-36s FAILED  %5d s  (exit %d)' "$name" "$took" "$rc")")
+                failed=$((failed + 1))
+        fi
+        echo "== $name: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $took s; $(($(date +%s) - started)) s since the start"
 }
 
-install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
-stage packages
+summary() {
+        echo "== summary"
+        printf '%s\n' "${results[@]}"
+        echo "total: $(($(date +%s) - started)) s, $failed stage(s) failed"
+}
 
 # setup DIR OPTION...: a fresh meson build directory
 setup() {
@@ -34,38 +54,38 @@ setup() {
         fi
 }
 
-setup build-test
-meson compile -C build-test
-meson test -C build-test --print-errorlogs "$@"
-[ $# -eq 0 ] || exit 0
-stage "amd64: every suite"
+# Without the packages nothing else can run.
+install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
+
+build_test() { setup build-test && meson compile -C build-test; }
+stage "amd64: build" build_test
+stage "amd64: every suite" meson test -C build-test --print-errorlogs --no-rebuild "$@"
+if [ $# -gt 0 ]; then
+        summary
+        [ "$failed" -eq 0 ]
+        exit
+fi
 
 # Never write: the cli and image suites once more with every clockfix they run under strace (cf
 # in tests/lib.sh): an open for writing, creating or truncating, or a write but to stdout and
 # stderr, fails the test.
-CLOCKFIX_TRACE_WRITES=1 meson test -C build-test --print-errorlogs --no-rebuild --suite cli --suite image
-stage "amd64: cli and image under strace"
+stage "amd64: cli and image under strace" env CLOCKFIX_TRACE_WRITES=1 \
+        meson test -C build-test --print-errorlogs --no-rebuild --suite cli --suite image
 
 # The boards: built for armhf (a 32-bit time_t) and arm64, dynamic and static, and every suite run
 # under emulation, ARM guests included (tests/cross.sh).
-# A failure of one is said at the end, after the others and the stages below have run.
-failed=()
-bash tests/cross.sh armhf || failed+=(armhf)
-stage armhf
-bash tests/cross.sh arm64 || failed+=(arm64)
-stage arm64
+stage armhf bash tests/cross.sh armhf
+stage arm64 bash tests/cross.sh arm64
 
-setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
-meson compile -C build-asan
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        meson test -C build-asan --print-errorlogs --no-suite vm
-stage "ASan and UBSan"
+build_asan() { setup build-asan -Db_sanitize=address,undefined -Db_lundef=false && meson compile -C build-asan; }
+stage "ASan and UBSan: build" build_asan
+stage "ASan and UBSan: every suite but vm" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs --no-rebuild --no-suite vm
 
-bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
-stage fuzzing
+stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-60}"
 
 # Last, as it installs and purges a package on this machine: the Debian package (tests/deb.sh).
-bash tests/deb.sh
-stage "Debian package"
+stage "Debian package" bash tests/deb.sh
 
-[ ${#failed[@]} -eq 0 ] || { echo "FAILED: tests/cross.sh ${failed[*]} (see above)" >&2; exit 1; }
+summary
+[ "$failed" -eq 0 ]
