@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -130,7 +131,12 @@ int route_read(int fd, struct default_route *ret)
                 /* Only the kernel speaks for the routing table: any process may send to this socket. */
                 if (from.nl_pid != 0 || (size_t)n > sizeof(u.buf))
                         continue;
-                int len = (int)n; /* int, as the NLMSG_ macros expect */
+                /*
+                 * Signed, as NLMSG_NEXT() takes it below 0 after the last message, and wider
+                 * than the __u32 nlmsg_len that NLMSG_OK() compares it with (an int there
+                 * mixes signs, which clang reports even inside the header's macro).
+                 */
+                int64_t len = n;
                 for (const struct nlmsghdr *h = &u.h; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
                         if (!found && route_message_is_default(h, h->nlmsg_len, ret))
                                 found = 1;
