@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * blk: libblkid, loaded on first use (BLK_DLOPEN), linked (a static binary), or absent
- * (BLK_NONE: -Dblkid=false). The same source is built once per way; see blk.h for why.
+ * (BLK_NONE: -Dblkid=disabled). The same source is built once per way; see blk.h for why.
  */
 
 #ifndef BLK_DLOPEN
@@ -89,7 +89,7 @@ static bool blk_load(void)
 const char *blk_unavailable(void)
 {
 #if BLK_NONE
-        return "this clockfix is built without libblkid (-Dblkid=false)";
+        return "this clockfix is built without libblkid (-Dblkid=disabled)";
 #elif BLK_DLOPEN
         return blk_load() ? NULL : blk_error;
 #else

@@ -6,7 +6,7 @@
  * libblkid with dlopen() on first use: linked, it cost every run 0.08 ms and
  * 156 KiB of peak RSS (0.97 -> 0.88 ms, 2272 -> 2116 KiB measured side by
  * side), for a library most boots never call (see docs/performance.md).
- * A static binary links it in, or goes without (-Dblkid=false).
+ * A static binary links it in, or goes without (-Dblkid=disabled).
  */
 #pragma once
 

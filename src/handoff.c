@@ -167,7 +167,7 @@ static void report_synchronized(struct daemon *d, const char *how)
                 iov[i] = (struct iovec){ .iov_base = f[i], .iov_len = strlen(f[i]) };
 
         /*
-         * Without the journal (not under systemd, a static build): the same on stderr, on one line.
+         * Without the journal (not under systemd, no libsystemd): the same on stderr, on one line.
          * sd_journal_sendv() says nothing when journald is not there: look for its socket first.
          */
         if (!d->have_sd || access(JOURNAL_SOCKET, W_OK) < 0 || sd_journal_fields(iov, n) < 0)

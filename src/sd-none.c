@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* sd: a static build has no libsystemd: readiness by hand, messages on stderr, no D-Bus */
+/* sd: no libsystemd (static, or -Dlibsystemd=disabled): readiness by hand, messages on stderr, no D-Bus */
 
 #include <errno.h>
 #include <stddef.h>
@@ -13,14 +13,14 @@
 
 int sd_load(const char **ret_reason)
 {
-        *ret_reason = "this is a static build, without libsystemd";
+        *ret_reason = "this clockfix is built without libsystemd";
         return -EOPNOTSUPP;
 }
 
 /*
  * The notification protocol itself, without libsystemd: one datagram to the
  * socket in $NOTIFY_SOCKET (a path, or '@' for the abstract namespace), so a
- * static daemon still tells systemd it is ready.
+ * daemon without it still tells systemd it is ready.
  */
 int sd_notify_state(const char *state)
 {

@@ -3,7 +3,8 @@
  * sd: the libsystemd calls of the daemon (readiness, the journal, D-Bus),
  * with libsystemd loaded on first use. Linking it would load it and five more
  * libraries into every `clockfix set` in an initramfs: +0.55 ms a run here,
- * 60% of a process's whole cost (see bench/). A static build has none of it.
+ * 60% of a process's whole cost (see bench/). A static build has none of it, nor
+ * one with -Dlibsystemd=disabled (sd-none.c).
  */
 #pragma once
 

@@ -12,8 +12,8 @@ cat "$TMP/table"
 row() { grep -F "$1" "$TMP/table" | grep -F "| $2 |"; }
 field() { awk -F'|' -v n="$1" '{ gsub(/ /, "", $n); print $n }'; }
 for disk in 64M 1T; do
-        for kind in static dynamic 'static, `-Dblkid=false`'; do
-                [ "$kind" != 'static, `-Dblkid=false`' ] || [ $disk == 64M ] || continue
+        for kind in static dynamic 'static, `-Dblkid=disabled`'; do
+                [ "$kind" != 'static, `-Dblkid=disabled`' ] || [ $disk == 64M ] || continue
                 r=$(row "superblock, $kind |" "$disk")
                 [ -n "$r" ] || fail "no row for the $kind clockfix on $disk"
                 assert_eq "$(field 8 <<<"$r")" 1 "$kind, $disk: read operations"

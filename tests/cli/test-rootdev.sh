@@ -119,7 +119,7 @@ private_dev "$late" "$CLOCKFIX_NOBLKID" status --json --device "LABEL=cfxlate$$"
 assert_eq "$PD_RC:$(device_of)" "0:$other" "a late link: found"
 echo "a link made 100 ms after the start: found after $PD_MS ms (strace included)"
 
-# Without libblkid, built so (-Dblkid=false) or not loadable: paths and device numbers as ever; a
+# Without libblkid, built so (-Dblkid=disabled) or not loadable: paths and device numbers as ever; a
 # tag udev has no link for is one line that says why; a foreign filesystem is "not ext".
 for root in "$disk" "$devno"; do
         cmdline "root=$root"
@@ -127,7 +127,7 @@ for root in "$disk" "$devno"; do
         assert_eq "$PD_RC:$(device_of)" "0:$disk" "without libblkid: root=$root"
 done
 private_dev "" "$CLOCKFIX_NOBLKID" set --dry-run --device "LABEL=$label" "${POL[@]}"
-assert_eq "$PD_RC:$PD_ERR" "3:<3>clockfix: LABEL=$label: no udev link for it (/dev/disk/by-*), and it cannot be searched for: this clockfix is built without libblkid (-Dblkid=false); name the root as /dev/NAME or MAJOR:MINOR" \
+assert_eq "$PD_RC:$PD_ERR" "3:<3>clockfix: LABEL=$label: no udev link for it (/dev/disk/by-*), and it cannot be searched for: this clockfix is built without libblkid (-Dblkid=disabled); name the root as /dev/NAME or MAJOR:MINOR" \
         "built without libblkid, a tag without a link"
 private_dev 'mount --bind /dev/null "$BLKID_SO"' "$CLOCKFIX" set --dry-run --device "LABEL=$label" "${POL[@]}"
 assert_match "$PD_RC:$PD_ERR" "^3:<3>clockfix: LABEL=$label: no udev link for it \(/dev/disk/by-\*\), and it cannot be searched for: libblkid\.so\.1 cannot be loaded \(.*\); name the root as /dev/NAME or MAJOR:MINOR$" \
