@@ -8,8 +8,8 @@ BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsys
 # systemd-analyze, clang-format, ip (network namespaces for the daemon); for the VM tests: QEMU,
 # busybox, the two initramfs generators (dracut-core, not dracut, which would replace
 # initramfs-tools), cpio, zstd, kmod (depmod), debootstrap (the root of the systemd guest); clang
-# and its sanitizer and libFuzzer runtimes for the fuzz targets; man (man-db, with groff) for the
-# man pages.
+# for a build of its own (tests/run.sh), and with its sanitizer and libFuzzer runtimes for the
+# fuzz targets; man (man-db, with groff) for the man pages.
 TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
         clang libclang-rt-14-dev man-db)

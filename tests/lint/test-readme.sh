@@ -13,7 +13,7 @@ last=$(grep -v -e '^#' -e '^set ' -e '^cd ' -e '^$' .ci/run | tail -n 1)
 [ "$last" == "bash tests/run.sh" ] || fail ".ci/run runs '$last', not the README's 'bash tests/run.sh'"
 # What run.sh installs covers every program the tests call.
 . tests/deps.sh
-for p in meson libext2fs-dev libblkid-dev libsystemd-dev e2fsprogs dosfstools fdisk jq strace systemd clang-format iproute2 debootstrap; do
+for p in meson clang libext2fs-dev libblkid-dev libsystemd-dev e2fsprogs dosfstools fdisk jq strace systemd clang-format iproute2 debootstrap; do
         [[ " ${BUILD_PACKAGES[*]} ${TEST_PACKAGES[*]} " == *" $p "* ]] || fail "tests/deps.sh does not install $p"
 done
 # The design the code cites is the repository's own (docs/design.md), not notes that are not shipped.
