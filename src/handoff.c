@@ -213,11 +213,15 @@ static void start_ntp_unit(struct daemon *d)
         else if (!d->have_sd)
                 log_warning("Cannot start %s: no libsystemd", d->c->ntp_unit);
         else if ((r = sd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0) {
-                /* Warned once; the tries that follow, every 1 s to 32 s, in the debug output. */
-                log_internal(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r,
-                        "Cannot start %s: %s; trying again until the clock is synchronised", d->c->ntp_unit,
-                        reason);
-                d->ntp_pending = true;
+                /*
+                 * Warned once; the tries that follow, every 1 s to 32 s, in the debug output. Not
+                 * tried again once the clock is synchronised: the unit no longer matters.
+                 */
+                d->ntp_pending = !d->synchronized;
+                log_internal(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r, "Cannot start %s: %s; %s",
+                        d->c->ntp_unit, reason,
+                        d->ntp_pending ? "trying again until the clock is synchronised"
+                                       : "not trying again: the clock is synchronised");
                 return;
         } else
                 log_info("Started %s", d->c->ntp_unit);

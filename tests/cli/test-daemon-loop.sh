@@ -155,8 +155,12 @@ if [ "$host_synced" == false ]; then
         grep -qE "^<7>.*$tried" "$TMP/no-bus.err" || fail "no-bus: the tries not shown with -v: $(cat "$TMP/no-bus.err")"
 else
         idle_cpu no-bus "$daemon"
+        stop no-bus
+        assert_eq "$(grep -cE "$tried" "$TMP/no-bus.err")" 1 "no-bus, synchronised at start: tried once"
+        assert_match "$(cat "$TMP/no-bus.err")" "$tried; not trying again: the clock is synchronised$" \
+                "no-bus, synchronised at start: given up"
 fi
-stop no-bus
+[ -z "$daemon" ] || stop no-bus
 
 # 5. The NTP unit with no bus, then NTP synchronises (timesyncd's flag): the unit no longer
 # matters; without --stay the daemon says so and exits.
