@@ -110,8 +110,8 @@ vm_busybox_initramfs() {
 }
 
 # vm_factor: what the time limits of a boot are multiplied by: VM_TIME_FACTOR when set, else 1
-# plus the host's load per CPU (the 1-minute load average; 12 on 2 CPUs gives 7), rounded down. A
-# guest's virtual CPU gets about one CPU's share of the host, and is that much slower.
+# plus the host's load per CPU (the 1-minute load average; 12 on 2 CPUs gives 7), rounded down: a
+# guest's virtual CPU shares the host's CPUs with that load, and runs about that many times slower.
 vm_factor() {
         if [ -n "${VM_TIME_FACTOR:-}" ]; then
                 echo "$VM_TIME_FACTOR"
@@ -136,7 +136,7 @@ trap 'vm_kill_all; cleanup' EXIT
 # vm_factor), which fails the test as a hang, with the console's last line. Sets CONSOLE and
 # BOOT_MS (QEMU's start to its end).
 vm_run() {
-        local name=$1 factor limit silence cut=$4 pid started now size=-1 quiet_since last
+        local name=$1 factor limit silence cut=$4 pid started now size=-1 quiet_since
         factor=$(vm_factor)
         limit=$(($2 * factor)) silence=$(($3 * factor))
         shift 4
