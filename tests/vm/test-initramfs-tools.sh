@@ -49,29 +49,38 @@ grep -q 'libblkid.so.1' "$TMP/contents" || fail "the hook did not bring libblkid
 
 written=$(($(date +%s) + 30 * 86400))
 vm_root_disk "$TMP/root.img" "$written"
+# fresh NAME: a copy of the root disk for the boot NAME: a boot may write to its disk (a mount, an
+# fsck), and the next one would then see a later time than WRITTEN
+fresh() {
+        cp --sparse=always "$TMP/root.img" "$TMP/$1.disk"
+        echo "$TMP/$1.disk"
+}
 
-vm_boot rtc2000 "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
+rtc2000=$(date -u -d 2000-01-01T00:00:00Z +%s) rtc2040=$(date -u -d 2040-01-01T00:00:00Z +%s)
+vm_boot rtc2000 "$TMP/initrd.img" "$(fresh rtc2000)" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
 vm_check rtc2000 "$written"
-[ "$(marker before)" -lt 1000000000 ] || fail "rtc2000: the initramfs started at $(marker before)"
+vm_rtc_clock rtc2000 "the clock when the initramfs started" "$(marker before)" "$rtc2000"
 assert_eq "$(marker root)" ro "rtc2000: root mounted read-only"
-assert_match "$CONSOLE" "Clock moved forward from 2000-01-01T" "rtc2000: clockfix's line"
+vm_moved rtc2000 "$rtc2000" $((written + 1))
 echo "rtc2000: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
 
-vm_boot nortc "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro" microvm
+vm_boot nortc "$TMP/initrd.img" "$(fresh nortc)" "root=/dev/vda ro" microvm
 vm_check nortc "$written"
+vm_rtc_clock nortc "the clock when the initramfs started" "$(marker before)" 0
+vm_moved nortc 0 $((written + 1))
 echo "nortc: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
 
-vm_boot ahead "$TMP/initrd.img" "$TMP/root.img" "root=/dev/vda ro" -rtc base=2040-01-01T00:00:00,clock=vm
-[ "$(marker after)" -ge 2208988800 ] && [ "$(marker after)" -lt $((2208988800 + 120)) ] ||
-        { vm_dump ahead; fail "ahead: the clock read $(marker after), not 2040"; }
+vm_boot ahead "$TMP/initrd.img" "$(fresh ahead)" "root=/dev/vda ro" -rtc base=2040-01-01T00:00:00,clock=vm
+[ "$(marker done)" == 1 ] || { vm_dump ahead; fail "ahead: the guest did not finish booting"; }
+vm_rtc_clock ahead "the clock the root's init saw (left alone)" "$(marker after)" "$rtc2040"
 echo "ahead: $BOOT_MS ms; clock $(marker before) -> $(marker after) (left alone)"
 
 # A root disk that is not ext4: clockfix says so and the boot goes on to the mount, which fails
-# here as it would without clockfix (panic=-1 then reboots), well within the timeout.
+# here as it would without clockfix (panic=-1 then reboots); a boot that stopped in the hook would
+# be stopped as hung.
 mkfs.vfat -C "$TMP/vfat.img" 16384 >/dev/null
 vm_boot vfat "$TMP/initrd.img" "$TMP/vfat.img" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
 assert_match "$CONSOLE" "clockfix: /dev/vda: holds vfat, not ext2/3/4: skipped" "vfat: clockfix's line"
 assert_match "$CONSOLE" "Failed to mount /dev/vda as root file system" "vfat: the boot went on to the mount"
-[ "$BOOT_MS" -lt 60000 ] || fail "vfat: the boot took $BOOT_MS ms"
 echo "vfat: $BOOT_MS ms; the hook let the boot go on"
 echo ok
