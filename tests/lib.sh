@@ -213,24 +213,21 @@ live_clockfix() {
         json_contract "clockfix $* (live)" "$@"
 }
 
-# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
-wait_for() {
-        local i
-        for ((i = 0; i < $3 * 10; i++)); do
-                grep -qE -- "$2" "$1" 2>/dev/null && return 0
+# wait_count FILE REGEX N SECONDS: waits until N lines of FILE match REGEX (extended); 1 if they
+# never do (FILE may not be there yet)
+wait_count() {
+        local i n
+        for ((i = 0; i < $4 * 10; i++)); do
+                n=$(grep -cE -- "$2" "$1" 2>/dev/null) || true
+                [ "${n:-0}" -lt "$3" ] || return 0
                 sleep 0.1
         done
         return 1
 }
 
-# wait_count FILE REGEX N SECONDS: waits until N lines of FILE match REGEX (extended)
-wait_count() {
-        local i
-        for ((i = 0; i < $4 * 10; i++)); do
-                [ "$(grep -cE -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
-                sleep 0.1
-        done
-        return 1
+# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
+wait_for() {
+        wait_count "$1" "$2" 1 "$3"
 }
 
 # wait_exit PID SECONDS: the exit status of PID, or fail if it runs longer
