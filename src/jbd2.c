@@ -166,7 +166,8 @@ static int read_block(struct walk *w, uint32_t block)
                 return -ENOBUFS;
         }
         w->rep->blocks_read++;
-        r = w->src->read(w->src->userdata, block, w->buf);
+        w->rep->reads++;
+        r = w->src->read(w->src->userdata, block, 1, w->buf);
         if (r < 0) {
                 w->rep->read_errors++;
                 return r;
@@ -867,7 +868,8 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window,
                 return -ENOMEM;
 
         rep.blocks_read = 1;
-        r = src->read(src->userdata, src->sb_block, w.buf);
+        rep.reads = 1;
+        r = src->read(src->userdata, src->sb_block, 1, w.buf);
         if (r < 0) {
                 reason = "cannot read the journal superblock";
                 goto finish;

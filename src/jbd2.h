@@ -19,8 +19,13 @@
  */
 #define JBD2_BUDGET_DEFAULT 1024u
 
-/* Reads journal block `block` (blocksize bytes) into buf. 0, or a negative errno. */
-typedef int (*jbd2_read_fn)(void *userdata, uint64_t block, void *buf);
+/*
+ * Reads `count` consecutive journal blocks from `block` (count * blocksize
+ * bytes) into buf, in one read where the device allows: each call is one read
+ * operation to the search, the cost that matters on an SD card. 0, or a
+ * negative errno when any of them cannot be read.
+ */
+typedef int (*jbd2_read_fn)(void *userdata, uint64_t block, uint32_t count, void *buf);
 
 struct jbd2_source {
         jbd2_read_fn read;
@@ -55,6 +60,7 @@ struct jbd2_report {
         struct jbd2_commit best;   /* the newest commit whose time is plausible */
         bool wrapped;         /* the newest commit lies past the end of the log from where the run began */
         unsigned blocks_read; /* journal blocks read, the superblock included */
+        unsigned reads;       /* read operations (calls of jbd2_source.read), the superblock's included */
         unsigned budget;
         bool budget_exhausted;  /* the walk stopped for the budget: a newer commit may exist */
         unsigned bad_checksums; /* journal blocks whose checksum did not match (torn or corrupt) */

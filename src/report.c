@@ -165,9 +165,9 @@ static void json_journal(FILE *f, const struct device_report *d)
                 fputs(",\"best\":", f);
                 json_commit(f, &r->best);
                 fprintf(f,
-                        ",\"wrapped\":%s,\"blocks_read\":%u,\"budget\":%u,\"budget_exhausted\":%s"
+                        ",\"wrapped\":%s,\"blocks_read\":%u,\"reads\":%u,\"budget\":%u,\"budget_exhausted\":%s"
                         ",\"bad_checksums\":%u,\"read_errors\":%u",
-                        yes_no(r->wrapped), r->blocks_read, r->budget, yes_no(r->budget_exhausted),
+                        yes_no(r->wrapped), r->blocks_read, r->reads, r->budget, yes_no(r->budget_exhausted),
                         r->bad_checksums, r->read_errors);
         }
         fputc('}', f);
@@ -366,7 +366,8 @@ static void text_journal(FILE *f, const struct device_report *d)
                 else
                         fputs("; none plausible", f);
         }
-        fprintf(f, "; %u of %u blocks read%s%s", r->blocks_read, r->budget,
+        fprintf(f, "; %u of %u blocks read in %u read%s%s%s", r->blocks_read, r->budget, r->reads,
+                r->reads == 1 ? "" : "s",
                 r->budget_exhausted ? " (budget spent: a newer commit may exist)" : "",
                 r->bad_checksums ? ", bad checksums met" : "");
         if (r->read_errors)

@@ -19,16 +19,18 @@ struct input {
         const uint8_t *data;
         size_t blocks;
         unsigned reads;
+        uint64_t blocks_read;
 };
 
-static int read_block(void *userdata, uint64_t block, void *buf)
+static int read_block(void *userdata, uint64_t block, uint32_t count, void *buf)
 {
         struct input *in = userdata;
 
         in->reads++;
-        if (block >= in->blocks)
+        in->blocks_read += count;
+        if (block >= in->blocks || count > in->blocks - block)
                 return -EIO;
-        memcpy(buf, in->data + block * BLOCK, BLOCK);
+        memcpy(buf, in->data + block * BLOCK, (size_t)count * BLOCK);
         return 0;
 }
 
@@ -59,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* The journal superblock's read is not counted in the budget; every other read is. */
         FUZZ_CHECK(r.blocks_read <= budget);
-        FUZZ_CHECK(in.reads <= budget + 1);
+        FUZZ_CHECK(in.blocks_read <= budget + 1);
+        FUZZ_CHECK(in.reads == r.reads);
         if (r.newest.found)
                 FUZZ_CHECK(r.newest.block < r.maxlen);
         if (r.best.found) {

@@ -23,13 +23,15 @@ struct mem {
         long fail_block; /* -1: none */
 };
 
-static int mem_read(void *userdata, uint64_t block, void *buf)
+static int mem_read(void *userdata, uint64_t block, uint32_t count, void *buf)
 {
         struct mem *x = userdata;
 
-        if (block >= x->m->maxlen || (long)block == x->fail_block)
-                return -EIO;
-        jm_render(x->m, (uint32_t)block, buf);
+        for (uint32_t i = 0; i < count; i++, block++) {
+                if (block >= x->m->maxlen || (long)block == x->fail_block)
+                        return -EIO;
+                jm_render(x->m, (uint32_t)block, (uint8_t *)buf + (size_t)i * x->m->blocksize);
+        }
         return 0;
 }
 
