@@ -43,9 +43,10 @@ static void help(void)
                "      --config=FILE    read settings from FILE instead of " CLOCKFIX_CONF_PATH "\n"
                "      --wait=SECONDS   wait up to SECONDS for the device to appear (default 0)\n"
                "      --margin=SECONDS added to the newest time (default 1)\n"
-               "      --journal-budget=BLOCKS\n"
-               "                       read at most BLOCKS journal blocks per device to find\n"
-               "                       the newest commit (default %u); 0: do not read journals\n"
+               "      --journal-budget=READS\n"
+               "                       read the journal of a device at most READS times (each\n"
+               "                       up to 256 blocks) to find the newest plausible commit\n"
+               "                       (default %u); 0: do not read journals\n"
                "      --no-stamps      do not read the stamp files of timesyncd, fake-hwclock\n"
                "                       and clockfix\n"
                "      --not-before=TIME\n"
@@ -121,7 +122,7 @@ static const char *const setting_names[_SETTING_MAX] = {
         (1u << SETTING_NTP_UNIT | 1u << SETTING_SAVE_INTERVAL | 1u << SETTING_TIMEOUT | 1u << SETTING_STAY)
 
 /* Journal budgets beyond this would read for minutes at the speed of an SD card. */
-#define JOURNAL_BUDGET_MAX 1000000
+#define JOURNAL_BUDGET_MAX 10000
 #define STR(x)             #x
 #define XSTR(x)            STR(x)
 
@@ -235,7 +236,7 @@ static int setting_parse(
                 return 0;
         case SETTING_JOURNAL_BUDGET:
                 if (parse_budget(value, &o->journal_budget) < 0)
-                        return *ret_reason = "not a number of blocks from 0 to " XSTR(JOURNAL_BUDGET_MAX),
+                        return *ret_reason = "not a number of reads from 0 to " XSTR(JOURNAL_BUDGET_MAX),
                                -EINVAL;
                 return 0;
         case SETTING_STAMPS:

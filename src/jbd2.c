@@ -72,42 +72,51 @@ enum {
 #define JBD2_MIN_LOG_BLOCKS        1024u
 
 /*
- * A probe of the bisection reads up to as many blocks as a transaction of the
- * log takes on average, as far as the search has seen, within these bounds:
- * in a log of small transactions a header is always that close. A probe that
- * lands among data blocks finds none and is counted as past the end of the
- * run; the walk that follows the bisection corrects that.
+ * Reads are what cost: on an SD card a read operation takes tens of
+ * milliseconds wherever it lands, and a few hundred KiB more in the same read
+ * about as much again. So the search reads runs of blocks at once: a probe
+ * reads a chunk sized to hold a header (a transaction and a half, as large
+ * as those it has seen, CHUNK_MIN to CHUNK_MAX blocks), a scan reads
+ * CHUNK_MAX, a probe back PROBE_MAX.
  */
-#define PROBE_BLOCKS_MIN 2u
-#define PROBE_BLOCKS_MAX 64u
+#define CHUNK_MIN 8u
+#define PROBE_MAX 64u
+#define CHUNK_MAX 256u
 
-/* Where a run must start (after the head, at the first block), a header is looked for this far. */
-#define SCAN_BLOCKS 64u
+/* The blocks read at the start of the run: its first transactions, which tell their size. */
+#define START_CHUNK 16u
 
-/* Older runs of transactions (earlier laps, earlier mounts) tried when all of a run's commits are
- * implausible. */
-#define RUNS_MAX 8
+/*
+ * The transaction IDs of one log go up by one from one transaction to the
+ * next; across a mount they skip one or two (jbd2 starts a mount at the
+ * superblock's s_sequence + 1, one past its last), more only when mounts
+ * wrote nothing. Headers further apart are not one history.
+ */
+#define SEQUENCE_GAP_MAX 4u
 
 struct header {
-        uint32_t block;
+        uint32_t pos; /* in the log: 0 is its first block */
         uint32_t type;
         uint32_t sequence;
+        uint32_t next; /* where the transaction's next header goes: after a descriptor's data blocks */
 };
 
 struct walk {
         const struct jbd2_source *src;
         const struct policy *window;
         struct jbd2_report *rep;
-        uint8_t *buf;
-        bool have_block; /* buf holds block `cached` */
-        uint32_t cached;
         uint32_t length; /* blocks in the log: last - first + 1 */
+        uint32_t max;    /* the highest sequence number the log can hold */
         bool csum;       /* checksum v2 or v3 */
         uint32_t seed;   /* crc32c of the journal's UUID */
         unsigned tag_bytes;
-        /* What the log has shown of the size of its transactions, in blocks per sequence number. */
-        uint64_t span_blocks, span_transactions; /* the widest stretch the bisection saw */
-        uint64_t walked_blocks, walked_transactions;
+        uint32_t max_tags; /* data blocks one descriptor can list */
+        /* The blocks held: held_n of them from log position held_pos, around the end if need be. */
+        uint8_t *buf;
+        uint8_t *unreadable; /* per block held */
+        uint32_t held_pos, held_n;
+        /* What the log has shown of the size of its transactions. */
+        uint64_t seen_blocks, seen_transactions;
 };
 
 static uint32_t get_be32(const uint8_t *p)
@@ -142,10 +151,14 @@ static bool seq_between(uint32_t x, uint32_t lo, uint32_t hi)
         return !seq_after(lo, x) && !seq_after(x, hi);
 }
 
-static uint32_t advance(const struct walk *w, uint32_t block, uint64_t n)
+static uint32_t min_u32(uint32_t a, uint32_t b)
 {
-        const uint32_t first = w->rep->first;
-        return first + (uint32_t)(((uint64_t)(block - first) + n) % w->length);
+        return a < b ? a : b;
+}
+
+static uint32_t wrap(const struct walk *w, uint64_t pos)
+{
+        return (uint32_t)(pos % w->length);
 }
 
 /* Blocks from `from` forward to `to`, around the end of the log if need be. */
@@ -154,41 +167,97 @@ static uint32_t distance(const struct walk *w, uint32_t from, uint32_t to)
         return to >= from ? to - from : w->length - (from - to);
 }
 
-static int read_block(struct walk *w, uint32_t block)
+static uint32_t block_of(const struct walk *w, uint32_t pos)
 {
-        int r;
-
-        if (w->have_block && w->cached == block)
-                return 0;
-        w->have_block = false;
-        if (w->rep->blocks_read >= w->rep->budget) {
-                w->rep->budget_exhausted = true;
-                return -ENOBUFS;
-        }
-        w->rep->blocks_read++;
-        w->rep->reads++;
-        r = w->src->read(w->src->userdata, block, 1, w->buf);
-        if (r < 0) {
-                w->rep->read_errors++;
-                return r;
-        }
-        w->have_block = true;
-        w->cached = block;
-        return 0;
+        return w->rep->first + pos;
 }
 
-/* Whether the block in buf is a descriptor, commit or revoke block; fills *ret. */
-static bool parse_header(const struct walk *w, uint32_t block, struct header *ret)
+static bool is_held(const struct walk *w, uint32_t pos)
 {
-        uint32_t type;
+        return w->held_n > 0 && distance(w, w->held_pos, pos) < w->held_n;
+}
 
-        if (get_be32(w->buf) != JBD2_MAGIC)
-                return false;
-        type = get_be32(w->buf + 4);
-        if (type != BLOCK_DESCRIPTOR && type != BLOCK_COMMIT && type != BLOCK_REVOKE)
-                return false;
-        *ret = (struct header){ .block = block, .type = type, .sequence = get_be32(w->buf + 8) };
-        return true;
+/* Block pos, if it is held and could be read; else NULL. */
+static const uint8_t *held(const struct walk *w, uint32_t pos)
+{
+        uint32_t i = distance(w, w->held_pos, pos);
+
+        if (w->held_n == 0 || i >= w->held_n || w->unreadable[i])
+                return NULL;
+        return w->buf + (size_t)i * w->rep->blocksize;
+}
+
+/* Whether the budget allows another read; when not, says so in the report. */
+static bool may_read(struct walk *w)
+{
+        if (w->rep->reads < w->rep->budget)
+                return true;
+        w->rep->budget_exhausted = true;
+        return false;
+}
+
+/*
+ * Reads n blocks from pos (not past the end of the log) in one read; when
+ * that fails, each half again, so that the blocks that can be read are, in a
+ * few more reads. Blocks that cannot be read, or not within the budget, are
+ * marked unreadable.
+ */
+static void read_run(struct walk *w, uint32_t pos, uint32_t n, uint8_t *buf, uint8_t *unreadable)
+{
+        if (!may_read(w)) {
+                memset(unreadable, 1, n);
+                return;
+        }
+        w->rep->reads++;
+        if (w->src->read(w->src->userdata, block_of(w, pos), n, buf) == 0) {
+                memset(unreadable, 0, n);
+                return;
+        }
+        if (n == 1) {
+                unreadable[0] = 1;
+                w->rep->read_errors++;
+                log_debug("journal: block %u cannot be read", block_of(w, pos));
+                return;
+        }
+        uint32_t half = n / 2;
+        read_run(w, pos, half, buf, unreadable);
+        read_run(w, pos + half, n - half, buf + (size_t)half * w->rep->blocksize, unreadable + half);
+}
+
+/*
+ * Holds the n blocks from pos (n at most CHUNK_MAX and the log's length),
+ * reading what is not held yet in one read (two around the end of the log):
+ * blocks that continue those held are read on from them. Returns how many
+ * blocks from pos are held (fewer than n when the budget ran out), or
+ * -ENOBUFS when none.
+ */
+static int load(struct walk *w, uint32_t pos, uint32_t n)
+{
+        struct jbd2_report *r = w->rep;
+        const size_t size = r->blocksize;
+        uint32_t keep = 0;
+
+        n = min_u32(min_u32(n, CHUNK_MAX), w->length);
+        if (is_held(w, pos)) {
+                uint32_t i = distance(w, w->held_pos, pos);
+
+                keep = w->held_n - i;
+                if (keep >= n)
+                        return (int)n;
+                memmove(w->buf, w->buf + i * size, keep * size);
+                memmove(w->unreadable, w->unreadable + i, keep);
+        }
+        w->held_pos = pos;
+        w->held_n = keep;
+        while (w->held_n < n && may_read(w)) {
+                uint32_t at = wrap(w, (uint64_t)pos + w->held_n);
+                uint32_t run = min_u32(n - w->held_n, w->length - at);
+
+                read_run(w, at, run, w->buf + w->held_n * size, w->unreadable + w->held_n);
+                r->blocks_read += run;
+                w->held_n += run;
+        }
+        return w->held_n > 0 ? (int)w->held_n : -ENOBUFS;
 }
 
 /*
@@ -207,18 +276,17 @@ static bool checksum_matches(const uint8_t *buf, uint32_t seed, size_t size, siz
 }
 
 /* Descriptor and revoke blocks end with their checksum; commit blocks hold it in h_chksum[0]. */
-static bool block_checksum_ok(const struct walk *w, uint32_t type)
+static bool block_checksum_ok(const struct walk *w, const uint8_t *b, uint32_t type)
 {
         const size_t size = w->rep->blocksize;
 
         if (!w->csum)
                 return true;
-        return checksum_matches(
-                w->buf, w->seed, size, type == BLOCK_COMMIT ? COMMIT_CHECKSUM : size - TAIL_SIZE);
+        return checksum_matches(b, w->seed, size, type == BLOCK_COMMIT ? COMMIT_CHECKSUM : size - TAIL_SIZE);
 }
 
-/* The data blocks that follow the descriptor block in buf: one per tag. */
-static unsigned count_tags(const struct walk *w)
+/* The data blocks that follow the descriptor block b: one per tag. */
+static unsigned count_tags(const struct walk *w, const uint8_t *b)
 {
         const size_t size = w->rep->blocksize - (w->csum ? TAIL_SIZE : 0);
         size_t at = HEADER_SIZE;
@@ -226,7 +294,7 @@ static unsigned count_tags(const struct walk *w)
 
         while (at + w->tag_bytes <= size) {
                 /* t_flags: 16 bits at offset 6 in every tag format (the low half of tag3's 32 bits). */
-                uint16_t flags = get_be16(w->buf + at + 6);
+                uint16_t flags = get_be16(b + at + 6);
 
                 n++;
                 at += w->tag_bytes;
@@ -238,7 +306,7 @@ static unsigned count_tags(const struct walk *w)
         return n;
 }
 
-/* The time in the commit block in buf; 0 when it has none (written by jbd, before jbd2). */
+/* The time in commit block b; 0 when it has none (written by jbd, before jbd2). */
 static usec_t commit_time(const uint8_t *b)
 {
         uint64_t sec = get_be64(b + COMMIT_SEC);
@@ -259,453 +327,621 @@ static bool plausible(const struct walk *w, usec_t t)
         return t != 0 && t >= w->window->floor && t <= w->window->not_after;
 }
 
-static void record(struct walk *w, const struct jbd2_commit *c)
-{
-        struct jbd2_report *r = w->rep;
-
-        if (!r->newest.found || seq_after(c->sequence, r->newest.sequence))
-                r->newest = *c;
-        if (plausible(w, c->time) && (!r->best.found || seq_after(c->sequence, r->best.sequence)))
-                r->best = *c;
-}
-
-/*
- * Follows the transaction that header h belongs to, from h to its commit
- * block, reading headers only. Returns 1 with *ret (recorded) and *ret_next,
- * the block after the commit; 0 when the transaction has no valid commit
- * block (power went while it was written, a corrupt or torn block, the end
- * of the log); -ENOBUFS when out of budget.
- */
-static int walk_transaction(struct walk *w, struct header h, struct jbd2_commit *ret, uint32_t *ret_next)
-{
-        uint32_t block = h.block;
-        uint64_t covered = 0;
-
-        while (covered < w->length) {
-                struct header x;
-                int r = read_block(w, block);
-
-                if (r == -ENOBUFS)
-                        return r;
-                if (r < 0 || !parse_header(w, block, &x) || x.sequence != h.sequence)
-                        return log_debug("journal: transaction %u from block %u: no commit (block %u holds "
-                                         "none of it)",
-                                       h.sequence, h.block, block),
-                               0;
-                if (!block_checksum_ok(w, x.type)) {
-                        w->rep->bad_checksums++;
-                        return log_debug("journal: transaction %u: block %u has a wrong checksum",
-                                       h.sequence, block),
-                               0;
-                }
-                if (x.type == BLOCK_COMMIT) {
-                        w->walked_blocks += covered + 1;
-                        w->walked_transactions++;
-                        *ret = (struct jbd2_commit){
-                                .found = true,
-                                .sequence = x.sequence,
-                                .block = block,
-                                .time = commit_time(w->buf),
-                        };
-                        record(w, ret);
-                        if (log_debug_enabled()) {
-                                char a[ISO_TIME_MAX];
-                                log_debug("journal: transaction %u from block %u: commit at block %u, %s%s",
-                                        h.sequence, h.block, block,
-                                        ret->time ? format_iso(a, ret->time) : "no time",
-                                        plausible(w, ret->time) ? "" : " (not plausible)");
-                        }
-                        *ret_next = advance(w, block, 1);
-                        return 1;
-                }
-                uint64_t n = 1 + (x.type == BLOCK_DESCRIPTOR ? count_tags(w) : 0);
-                covered += n;
-                block = advance(w, block, n);
-        }
-        return 0;
-}
-
 static bool all_zero(const uint8_t *p, size_t size)
 {
         return p[0] == 0 && memcmp(p, p + 1, size - 1) == 0;
 }
 
-enum probe_result {
-        PROBE_EMPTY,  /* a block never written (zeros): the log has not reached it */
-        PROBE_HEADER, /* a descriptor, commit or revoke block */
-        PROBE_DATA,   /* only data blocks: inside a large transaction, or an older one past the head */
-};
+/*
+ * Whether block pos is held and is a descriptor, commit or revoke block whose
+ * checksum matches; fills *ret. Data blocks never pass: jbd2 escapes those
+ * that start with the magic.
+ */
+static bool header_at(struct walk *w, uint32_t pos, struct header *ret)
+{
+        const uint8_t *b = held(w, pos);
+        uint32_t type;
 
-/* For -v: what a look at the journal found, "commit block 76, sequence 21, 2026-12-01T11:20:26Z". */
-static const char *describe_header(const struct walk *w, const struct header *h, char *buf, size_t size)
+        if (!b || get_be32(b) != JBD2_MAGIC)
+                return false;
+        type = get_be32(b + 4);
+        if (type != BLOCK_DESCRIPTOR && type != BLOCK_COMMIT && type != BLOCK_REVOKE)
+                return false;
+        if (!block_checksum_ok(w, b, type)) {
+                w->rep->bad_checksums++;
+                log_debug("journal: block %u has a wrong checksum", block_of(w, pos));
+                return false;
+        }
+        *ret = (struct header){
+                .pos = pos,
+                .type = type,
+                .sequence = get_be32(b + 8),
+                .next = wrap(w, (uint64_t)pos + 1 + (type == BLOCK_DESCRIPTOR ? count_tags(w, b) : 0)),
+        };
+        return true;
+}
+
+/* The commit that header h (a commit block, held) is. */
+static struct jbd2_commit commit_of(const struct walk *w, const struct header *h)
+{
+        return (struct jbd2_commit){
+                .found = true,
+                .sequence = h->sequence,
+                .block = block_of(w, h->pos),
+                .time = commit_time(held(w, h->pos)),
+        };
+}
+
+/* For -v: "commit block 76, sequence 21, 2026-12-01T11:20:26Z". */
+static const char *describe(const struct walk *w, const struct header *h, char *buf, size_t size)
 {
         char a[ISO_TIME_MAX];
-        usec_t t = h->type == BLOCK_COMMIT ? commit_time(w->buf) : 0;
+        usec_t t = h->type == BLOCK_COMMIT ? commit_time(held(w, h->pos)) : 0;
 
         snprintf(buf, size, "%s block %u, sequence %u%s%s",
                 h->type == BLOCK_COMMIT               ? "commit"
                         : h->type == BLOCK_DESCRIPTOR ? "descriptor"
                                                       : "revoke",
-                h->block, h->sequence, t ? ", " : "", t ? format_iso(a, t) : "");
+                block_of(w, h->pos), h->sequence, t ? ", " : "", t ? format_iso(a, t) : "");
         return buf;
 }
 
-/* Logs what a probe from block `from` found, having read `n` blocks; returns result. */
-static int probed(const struct walk *w, uint32_t from, unsigned n, int result, const struct header *h)
+/* Whether a is nearer the newest sequence the log can hold than b: the newer of two commits. */
+static bool newer(const struct walk *w, uint32_t a, uint32_t b)
 {
-        char buf[128];
-
-        if (!log_debug_enabled())
-                return result;
-        log_debug("journal: probe at block %u: %s (%u block(s) read)", from,
-                result == PROBE_HEADER          ? describe_header(w, h, buf, sizeof(buf))
-                        : result == PROBE_EMPTY ? "zeros, never written"
-                        : result == PROBE_DATA  ? "data blocks only"
-                                                : "budget spent",
-                n);
-        return result;
+        return w->max - a < w->max - b;
 }
 
-/* Looks for a header in the `limit` blocks from `from`: a probe_result, or -ENOBUFS. */
-static int probe(struct walk *w, uint32_t from, uint32_t limit, struct header *ret)
+/* A commit found: the newest and the newest plausible are kept, as the highest sequence numbers. */
+static void record(struct walk *w, const struct jbd2_commit *c)
 {
-        const unsigned before = w->rep->blocks_read;
+        struct jbd2_report *r = w->rep;
 
-        for (uint32_t i = 0; i < limit; i++) {
-                uint32_t block = advance(w, from, i);
-                int r = read_block(w, block);
-
-                if (r == -ENOBUFS)
-                        return probed(w, from, w->rep->blocks_read - before, r, ret);
-                if (r < 0)
-                        continue;
-                if (parse_header(w, block, ret))
-                        return probed(w, from, w->rep->blocks_read - before, PROBE_HEADER, ret);
-                /*
-                 * Zeros: never written since the journal was made, so the log
-                 * has not reached this block. (A journalled metadata block is
-                 * hardly ever all zeros; if one is, the walk that follows the
-                 * bisection steps over it.)
-                 */
-                if (all_zero(w->buf, w->rep->blocksize))
-                        return probed(w, from, w->rep->blocks_read - before, PROBE_EMPTY, ret);
-        }
-        return probed(w, from, w->rep->blocks_read - before, PROBE_DATA, ret);
+        if (seq_after(c->sequence, w->max))
+                return;
+        if (!r->newest.found || newer(w, c->sequence, r->newest.sequence))
+                r->newest = *c;
+        if (plausible(w, c->time) && (!r->best.found || newer(w, c->sequence, r->best.sequence)))
+                r->best = *c;
 }
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-        return a < b ? a : b;
-}
-
-/* Blocks per transaction on average, as far as the search has seen; 0 when it has seen none. */
-static uint32_t transaction_blocks(const struct walk *w)
-{
-        if (w->span_transactions > 0)
-                return (uint32_t)((w->span_blocks + w->span_transactions - 1) / w->span_transactions);
-        if (w->walked_transactions > 0)
-                return (uint32_t)((w->walked_blocks + w->walked_transactions - 1) / w->walked_transactions);
-        return 0;
-}
-
+/* The size of a probe: a transaction and a half, as far as the log has shown them: a header is in it. */
 static uint32_t probe_blocks(const struct walk *w)
 {
-        uint32_t n = transaction_blocks(w);
-        return n < PROBE_BLOCKS_MIN ? PROBE_BLOCKS_MIN : n > PROBE_BLOCKS_MAX ? PROBE_BLOCKS_MAX : n;
-}
+        uint64_t n = START_CHUNK;
 
-/* Learns the size of transactions from a stretch of the log: `blocks` from a header to one `transactions`
- * on. */
-static void learn_span(struct walk *w, uint32_t blocks, uint32_t transactions)
-{
-        if (transactions > 0 && blocks > w->span_blocks) {
-                w->span_blocks = blocks;
-                w->span_transactions = transactions;
+        if (w->seen_transactions > 0) {
+                uint64_t size = (w->seen_blocks + w->seen_transactions - 1) / w->seen_transactions;
+                n = size + size / 2 + 2;
         }
+        return n < CHUNK_MIN ? CHUNK_MIN : n > CHUNK_MAX ? CHUNK_MAX : (uint32_t)n;
 }
 
-/* Bits needed for n: the halvings a bisection of n blocks takes. */
-static unsigned bits(uint32_t n)
-{
-        unsigned b = 0;
-
-        for (; n; n >>= 1)
-                b++;
-        return b;
-}
-
-/* The header at block, if it has the given sequence number. 1, 0, -ENOBUFS. */
-static int header_at(struct walk *w, uint32_t block, uint32_t sequence, struct header *ret)
-{
-        int r = read_block(w, block);
-
-        if (r == -ENOBUFS)
-                return r;
-        bool found = r == 0 && parse_header(w, block, ret);
-        if (log_debug_enabled()) {
-                char buf[128];
-                log_debug("journal: look at block %u for sequence %u: %s", block, sequence,
-                        found           ? describe_header(w, ret, buf, sizeof(buf))
-                                : r < 0 ? "read error"
-                                        : "no header");
-        }
-        return found && ret->sequence == sequence;
-}
-
-/* Where a bisection stopped: offsets from the start of the run. */
-struct bounds {
-        uint32_t end; /* past the last header found: where the bisection stopped */
-        uint32_t out; /* surely past the run: zeros, or a header of another run, were found there */
+/*
+ * The run of transactions that holds the newest commit: from its first header
+ * (pos0, seq0) on, each header followed by the next, up to where the log was
+ * last written. Positions are offsets from pos0.
+ */
+struct run {
+        uint32_t pos0, seq0;
+        uint32_t
+                target; /* the sequence number of the newest transaction, when the superblock says; else 0 */
+        struct header last;        /* the furthest header of the run known */
+        uint32_t hi;               /* the run ends before this offset */
+        bool ended;                /* last is the run's last header */
+        struct jbd2_commit commit; /* the newest commit of the run known */
+        uint32_t commit_pos;
+        bool landed; /* last was found by a probe, not by following: the commit before it is unknown */
+        uint32_t landed_from; /* then: where following had stopped */
 };
 
-/*
- * In the n blocks from the header `run`, the headers with sequence numbers
- * from run's up to max come first, in increasing order, and anything else
- * (older laps, earlier mounts, zeros) after them. Finds the last of them by
- * bisection. A probe that finds only data (inside a large transaction, or
- * past the run) counts as past the run, for the bisection only: b->out says
- * how far the run surely does not reach.
- * Returns 0, or -ENOBUFS with *ret the last header found so far.
- */
-static int find_last(
-        struct walk *w, struct header run, uint32_t n, uint32_t max, struct header *ret, struct bounds *b)
+static uint32_t offset(const struct walk *w, const struct run *run, uint32_t pos)
 {
-        struct header lo = run, h;
-        uint32_t lo_off = 0, hi_off = n, out = n;
-        int r = 0;
+        return distance(w, run->pos0, pos);
+}
 
-        while (hi_off - lo_off > 1) {
-                uint32_t mid = lo_off + (hi_off - lo_off) / 2;
+/* Whether header h, in the block where the run's next header goes, continues the run. */
+static bool continues(const struct walk *w, const struct run *run, const struct header *h)
+{
+        const struct header *last = &run->last;
 
-                r = probe(w, advance(w, run.block, mid), min_u32(probe_blocks(w), hi_off - mid), &h);
-                if (r < 0)
-                        break;
-                if (r == PROBE_HEADER && seq_between(h.sequence, lo.sequence, max)) {
-                        lo = h;
-                        lo_off = distance(w, run.block, h.block);
-                        learn_span(w, lo_off, lo.sequence - run.sequence);
-                        continue;
-                }
-                /*
-                 * Never written, or another run's: the run ends before mid. Only
-                 * data (a large transaction, or older ones past the run): the same,
-                 * for the bisection only, and the walk after it sets that right.
-                 */
-                if (r != PROBE_DATA)
-                        out = mid;
-                hi_off = mid;
+        if (last->type != BLOCK_COMMIT)
+                return h->sequence == last->sequence; /* the same transaction goes on */
+        return seq_between(h->sequence, last->sequence + 1,
+                seq_after(last->sequence + SEQUENCE_GAP_MAX, w->max) ? w->max
+                                                                     : last->sequence + SEQUENCE_GAP_MAX);
+}
+
+static void take(struct walk *w, struct run *run, const struct header *h)
+{
+        run->last = *h;
+        if (h->type == BLOCK_DESCRIPTOR && w->seen_transactions == 0) {
+                /* Until a commit tells: a transaction as large as this descriptor's. */
+                w->seen_blocks = distance(w, h->pos, h->next) + 1;
+                w->seen_transactions = 1;
         }
-        *ret = lo;
-        *b = (struct bounds){ .end = hi_off, .out = out };
-        return r < 0 ? r : 0;
+        if (h->type != BLOCK_COMMIT)
+                return;
+        run->commit = commit_of(w, h);
+        run->commit_pos = h->pos;
+        run->landed = false;
+        if (h->sequence != run->seq0) {
+                w->seen_blocks = offset(w, run, h->pos) + 1;
+                w->seen_transactions = h->sequence - run->seq0 + 1;
+        }
+        if (log_debug_enabled()) {
+                char buf[128];
+                log_debug("journal: transaction %u: %s%s", h->sequence, describe(w, h, buf, sizeof(buf)),
+                        plausible(w, run->commit.time) ? "" : " (not plausible)");
+        }
 }
 
 /*
- * The newest complete transaction of a run (see find_last()): bisects to its
- * last header, walks from there to the commit block and on through any later
- * transactions, and steps back when the last transaction has no commit.
- * Returns 1 with *ret, 0 when the run holds no commit, or -ENOBUFS when the
- * budget ran out before any was found.
+ * Follows the run from its last header while the blocks are held: each
+ * header names where the next one goes. A block there that is not a header
+ * of the run (zeros, data, an older transaction, a torn one) ends it.
+ * An unreadable block stops the walk without ending the run.
  */
-static int newest_in_run(
-        struct walk *w, struct header run, uint32_t n, uint32_t max, struct jbd2_commit *ret)
+static void follow(struct walk *w, struct run *run)
 {
-        struct jbd2_commit last = { 0 };
-        struct header h = run, base = run; /* base: where the current bisection started */
-        struct bounds b = { .end = 0, .out = n };
-        uint32_t base_off = 0, off = 0;
-        unsigned walked = 0;
-        int r = 0;
-
-        while (r >= 0) {
-                struct jbd2_commit c;
-                struct header x;
-                uint32_t next, next_off;
-
-                r = walk_transaction(w, h, &c, &next);
-                if (r < 0)
-                        break;
-                if (r == 0) {
-                        /* No commit: power went while it was written, or it is torn. The one before it,
-                         * then. */
-                        if (h.sequence == base.sequence || (last.found && last.sequence + 1 == h.sequence))
-                                break;
-                        max = h.sequence - 1;
-                        r = find_last(w, base, distance(w, base.block, h.block), max, &h, &b);
-                        b.end += base_off;
-                        b.out += base_off;
-                        continue;
-                }
-                last = c;
-                walked++;
-
-                next_off = distance(w, run.block, next);
-                if (next_off <= off || next_off >= n)
-                        break;
-                off = next_off;
-                r = header_at(w, next, c.sequence + 1, &x);
-                if (r <= 0 || !seq_between(x.sequence, run.sequence, max))
-                        break;
-
-                /*
-                 * Walk or bisect? Walking costs two reads a transaction; bisecting
-                 * the rest costs a probe a halving, and a probe among data blocks
-                 * reads about a transaction's worth to find a header. So walk when
-                 * transactions are large (size squared times the halvings exceed
-                 * twice the rest), and for the first few, which tell their size;
-                 * within where the last bisection found headers, walk too.
-                 */
-                uint32_t rest = (b.out > off ? b.out : n) - off;
-                uint64_t size = transaction_blocks(w);
-                if (off < b.end || walked < 3 || size * size * bits(rest) > 2 * (uint64_t)rest) {
-                        h = x;
-                        continue;
-                }
-                base = x;
-                base_off = off;
-                r = find_last(w, base, rest, max, &h, &b);
-                b.end += base_off;
-                b.out += base_off;
-        }
-        if (!last.found)
-                return r < 0 ? r : 0;
-        *ret = last;
-        return 1;
-}
-
-/* The commit of the transaction after the one committed by c. 1 with *ret, 0 when there is none, -ENOBUFS.
- */
-static int next_commit(struct walk *w, const struct jbd2_commit *c, struct jbd2_commit *ret)
-{
-        struct header x;
-        uint32_t next;
-        int r = header_at(w, advance(w, c->block, 1), c->sequence + 1, &x);
-
-        if (r <= 0)
-                return r;
-        return walk_transaction(w, x, ret, &next);
-}
-
-/*
- * The newest commit of a run is implausible (a boot with a wrong clock): the
- * newest plausible one before it. Gallop back from the newest commit (a
- * commit 1, 2, 4, ... blocks before it) to a plausible one, then bisect
- * between the two for where the times stop being plausible, and walk on from
- * there while they still are. That finds the newest plausible commit when the
- * last boot's commits are all implausible, or became plausible on the way
- * (NTP), whatever earlier boots in the run did. The best is recorded as
- * commits are read. Returns 1 when the run holds a plausible commit, 0 when it
- * seems to hold none, -ENOBUFS.
- */
-static int plausible_in_run(struct walk *w, struct header run, const struct jbd2_commit *newest)
-{
-        struct jbd2_commit lo = { 0 }, c;
-        struct header h;
-        uint32_t lo_off = 0, hi_off = distance(w, run.block, newest->block), hi_seq = newest->sequence, next;
-        uint64_t step = 1;
-        int r;
-
-        while (!lo.found) {
-                uint32_t at = step < hi_off ? hi_off - (uint32_t)step : 0;
-
-                if (at == 0) {
-                        /* Back at the start of the run: its first transaction decides. */
-                        r = walk_transaction(w, run, &c, &next);
-                        if (r <= 0 || !plausible(w, c.time))
-                                return r < 0 ? r : 0;
-                        lo = c;
-                        break;
-                }
-                r = probe(w, advance(w, run.block, at), min_u32(probe_blocks(w), hi_off - at), &h);
-                if (r < 0)
-                        return r;
-                if (r == PROBE_HEADER && seq_between(h.sequence, run.sequence, hi_seq - 1)) {
-                        r = walk_transaction(w, h, &c, &next);
-                        if (r < 0)
-                                return r;
-                        if (r > 0 && plausible(w, c.time))
-                                lo = c;
-                        else if (r > 0 && distance(w, run.block, c.block) < hi_off) {
-                                hi_off = distance(w, run.block, c.block);
-                                hi_seq = c.sequence;
-                        }
-                }
-                step *= 2;
-        }
-
-        lo_off = distance(w, run.block, lo.block);
-        while (hi_off > lo_off + 1) {
-                uint32_t mid = lo_off + (hi_off - lo_off) / 2;
-
-                r = probe(w, advance(w, run.block, mid), min_u32(probe_blocks(w), hi_off - mid), &h);
-                if (r < 0)
-                        return r;
-                if (r == PROBE_HEADER && seq_between(h.sequence, lo.sequence + 1, hi_seq - 1)) {
-                        r = walk_transaction(w, h, &c, &next);
-                        if (r < 0)
-                                return r;
-                        if (r > 0 && distance(w, run.block, c.block) < hi_off) {
-                                if (plausible(w, c.time)) {
-                                        lo = c;
-                                        lo_off = distance(w, run.block, c.block);
-                                } else
-                                        hi_off = mid;
-                                continue;
-                        }
-                }
-                hi_off = mid; /* implausible, other, or only data: then the walk below sets it right */
-        }
-
-        /* On from there while the commits stay plausible: data may have cut the bisection short. */
-        for (;;) {
-                r = next_commit(w, &lo, &c);
-                if (r <= 0 || !plausible(w, c.time))
-                        break;
-                lo = c;
-        }
-        return 1;
-}
-
-/* The first header among SCAN_BLOCKS from block, older than run, skipping the torn transaction after newest.
- */
-static int older_header(
-        struct walk *w, uint32_t block, struct header run, uint32_t newest, struct header *ret)
-{
-        for (unsigned i = 0; i < 2; i++) {
+        while (!run->ended) {
+                uint32_t next = run->last.next, off = offset(w, run, next);
                 struct header h;
-                int r = probe(w, block, SCAN_BLOCKS, &h);
 
-                if (r != PROBE_HEADER)
-                        return r < 0 ? r : 0;
-                if (seq_after(run.sequence, h.sequence)) {
-                        *ret = h;
-                        return 1;
+                if (off <= offset(w, run, run->last.pos) || off >= run->hi) {
+                        run->ended = true; /* the end of what the run can hold, or around the log */
+                        return;
                 }
-                if (h.sequence != newest + 1)
-                        return 0; /* the run itself: the log has come around, nothing older is left */
-                /* The transaction power cut short: step over its blocks. */
-                block = advance(w, h.block, 1 + (h.type == BLOCK_DESCRIPTOR ? count_tags(w) : 0));
+                if (!is_held(w, next) || !held(w, next))
+                        return;
+                if (!header_at(w, next, &h) || !continues(w, run, &h)) {
+                        run->ended = true;
+                        return;
+                }
+                take(w, run, &h);
+        }
+}
+
+/*
+ * The first header among the blocks held from pos; with_data is set when a
+ * block there is neither a header nor zeros.
+ */
+static bool first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *ret, bool *with_data)
+{
+        *with_data = false;
+        for (uint32_t i = 0; i < n; i++) {
+                uint32_t p = wrap(w, (uint64_t)pos + i);
+                const uint8_t *b = held(w, p);
+
+                if (!b)
+                        continue;
+                if (header_at(w, p, ret))
+                        return true;
+                if (!all_zero(b, w->rep->blocksize))
+                        *with_data = true;
+        }
+        return false;
+}
+
+/*
+ * Probes the run at offset d: reads a chunk there and takes the first header
+ * it holds. One of the run's, newer than its last: the run goes on there.
+ * Another (an older lap, a torn transaction's leftovers), or nothing but
+ * zeros: the run's commits all lie before d. Only data: read on as far as a
+ * header must come within the run (a descriptor lists at most max_tags data
+ * blocks); none there either: before d too.
+ */
+static int probe(struct walk *w, struct run *run, uint32_t d)
+{
+        uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d;
+        uint32_t n = min_u32(probe_blocks(w), span), read = 0, at = pos;
+        struct header h;
+        bool found = false, with_data = false;
+        char buf[128];
+
+        for (;;) {
+                bool data;
+                int k = load(w, at, n);
+
+                if (k < 0)
+                        return k;
+                found = first_header(w, at, (uint32_t)k, &h, &data);
+                with_data |= data;
+                read += (uint32_t)k;
+                if ((uint32_t)k < n && !found)
+                        return -ENOBUFS; /* not all of it read: no conclusion */
+                if (found || !with_data || read >= min_u32(w->max_tags + 2, span))
+                        break;
+                at = wrap(w, (uint64_t)at + (uint32_t)k);
+                n = min_u32(min_u32(w->max_tags + 2, span) - read, CHUNK_MAX);
+        }
+        log_debug("journal: probe at block %u, %u block(s): %s", block_of(w, pos), (unsigned)read,
+                found               ? describe(w, &h, buf, sizeof(buf))
+                        : with_data ? "data blocks only"
+                                    : "zeros, never written");
+        if (found &&
+                (seq_after(h.sequence, run->last.sequence) ||
+                        (h.sequence == run->last.sequence && run->last.type != BLOCK_COMMIT)) &&
+                !seq_after(h.sequence, w->max)) {
+                if (!run->landed)
+                        run->landed_from = run->last.next;
+                take(w, run, &h);
+                run->landed = h.type != BLOCK_COMMIT;
+                return 0;
+        }
+        run->hi = d;
+        return 0;
+}
+
+/* Where to probe next, between the next header of the run and where it surely ends. */
+static uint32_t next_probe(const struct walk *w, const struct run *run, bool bisect)
+{
+        uint32_t lo = offset(w, run, run->last.next), hi = run->hi;
+        uint32_t d = lo + (hi - lo) / 2;
+
+        /*
+         * When the superblock gives the newest transaction's number, the
+         * transactions seen so far tell about where it is: probe a little
+         * before that, so that the chunk holds it.
+         */
+        if (!bisect && run->target && w->seen_transactions > 0) {
+                uint64_t last_off = offset(w, run, run->last.pos);
+                uint64_t ahead = (uint64_t)(run->target - run->last.sequence) * w->seen_blocks /
+                        w->seen_transactions;
+                uint64_t half = probe_blocks(w) / 2;
+                uint64_t est = last_off + (ahead > half ? ahead - half : 0);
+
+                d = est <= lo ? lo + 1 : est >= hi ? hi - 1 : (uint32_t)est;
+        }
+        return d;
+}
+
+/*
+ * The commit of the transaction before the one that probe landed on, when
+ * that one turned out to have no commit (power went while it was written):
+ * it lies between where following had stopped and the landing.
+ */
+static int commit_before_landing(struct walk *w, struct run *run)
+{
+        uint32_t from = run->landed_from, to = run->last.pos;
+        uint32_t todo = distance(w, from, to);
+
+        while (todo > 0) {
+                uint32_t n = min_u32(todo, CHUNK_MAX), pos = wrap(w, (uint64_t)from + todo - n);
+                int k = load(w, pos, n);
+
+                if (k < 0)
+                        return k;
+                for (uint32_t i = (uint32_t)k; i-- > 0;) {
+                        struct header h;
+
+                        if (header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
+                                (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
+                                seq_after(run->last.sequence, h.sequence)) {
+                                take(w, run, &h);
+                                return 0;
+                        }
+                }
+                todo -= n;
         }
         return 0;
 }
 
 /*
- * The run of transactions older than `run`, when none of run's commits is
- * plausible. Before Linux 6.5 every mount restarted the log at its first
- * block, so the previous boot's newest transactions follow this run's newest
- * (`newest`, or the run's start when it has no commit); from 6.5 the log goes
- * on across mounts, so the previous boot's come before this run, from the
- * oldest block of the log: after the head once the log has come around, else
- * from its first block. Returns 1 with *ret the first header of that run, 0
- * when there is none, -ENOBUFS.
+ * Finds the end of the run: follows it where that costs a read or so, and
+ * elsewhere probes between the last header known and where the run surely
+ * ends, by interpolation on sequence numbers when the newest one is known,
+ * else by halving; each probe is one read. 0 (the end found, or the budget
+ * spent: run->commit is the newest commit known either way), or -ENOBUFS.
  */
-static int older_run(struct walk *w, uint32_t after, struct header run, uint32_t newest, struct header *ret)
+static int find_end(struct walk *w, struct run *run)
 {
-        int r = older_header(w, after, run, newest, ret);
+        unsigned interpolated = 0;
+        uint32_t width = run->hi;
+        int k;
 
-        if (r != 0 || run.block == w->rep->first)
-                return r;
-        return older_header(w, w->rep->first, run, newest, ret);
+        for (;;) {
+                follow(w, run);
+                if (run->ended)
+                        break;
+                uint32_t nk = offset(w, run, run->last.next), gap = run->hi - nk;
+                uint32_t chunk = probe_blocks(w);
+
+                if (is_held(w, run->last.next)) {
+                        /* Unreadable: look for the run beyond it. */
+                        k = nk + 1 < run->hi ? probe(w, run, nk + 1) : (run->ended = true, 0);
+                } else if (gap <= 2 * chunk || gap <= CHUNK_MIN) {
+                        k = load(w, run->last.next, gap);
+                } else {
+                        /* Interpolation while it narrows the span by half, halving when it does not. */
+                        bool bisect = interpolated > 0 && run->hi - nk > width / 2;
+                        uint32_t d = next_probe(w, run, bisect);
+
+                        width = run->hi - nk;
+                        interpolated = bisect ? 0 : interpolated + 1;
+                        k = d < nk + chunk ? load(w, run->last.next, chunk) : probe(w, run, d);
+                }
+                if (k < 0)
+                        return k;
+        }
+        if (run->landed)
+                return commit_before_landing(w, run);
+        return 0;
+}
+
+/*
+ * The first header of the run at pos: the one there when it is expected
+ * there (sequence, when not 0), else the first in the chunk read from pos.
+ * 1 with *ret, 0 when there is none, -ENOBUFS.
+ */
+static int run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct header *ret)
+{
+        bool with_data;
+        int k = load(w, pos, START_CHUNK);
+
+        if (k < 0)
+                return k;
+        if (sequence)
+                return header_at(w, pos, ret) && ret->sequence == sequence;
+        if (first_header(w, pos, (uint32_t)k, ret, &with_data))
+                return !seq_after(ret->sequence, w->max);
+        return 0;
+}
+
+/*
+ * Linux >= 6.5 records in a clean superblock where the next transaction
+ * goes: the newest commit is the block before it, numbered s_sequence - 1
+ * (or - 2 after a mount that wrote nothing). 1 with *ret, 0, -ENOBUFS.
+ */
+static int commit_before_head(struct walk *w, struct header *ret)
+{
+        const struct jbd2_report *r = w->rep;
+        uint32_t pos = wrap(w, (uint64_t)(r->head - r->first) + w->length - 1);
+        char buf[128];
+        int k = load(w, pos, 1);
+
+        if (k < 0)
+                return k;
+        bool found = header_at(w, pos, ret);
+        log_debug("journal: look at block %u, before the head: %s", block_of(w, pos),
+                found ? describe(w, ret, buf, sizeof(buf)) : "no header");
+        return found && ret->type == BLOCK_COMMIT &&
+                (ret->sequence == r->sequence - 1 || ret->sequence == r->sequence - 2);
+}
+
+/*
+ * Every commit the blocks from pos on hold, n of them, read CHUNK_MAX at a
+ * time: what an exhaustive reading of the log finds there. 0, or -ENOBUFS.
+ */
+static int scan(struct walk *w, uint32_t pos, uint32_t n)
+{
+        while (n > 0) {
+                int k = load(w, pos, min_u32(n, CHUNK_MAX));
+
+                if (k < 0)
+                        return k;
+                for (uint32_t i = 0; i < (uint32_t)k; i++) {
+                        struct header h;
+
+                        if (header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT) {
+                                struct jbd2_commit c = commit_of(w, &h);
+                                record(w, &c);
+                        }
+                }
+                pos = wrap(w, (uint64_t)pos + (uint32_t)k);
+                n -= (uint32_t)k;
+        }
+        return 0;
+}
+
+/*
+ * Probes back at distance `back` from the newest commit (at pos, numbered
+ * sequence): records the older commits in a chunk there, and narrows *near
+ * (the furthest implausible one seen nearer than *far) and *far (the
+ * nearest plausible one seen), distances back from pos. 1 when the chunk
+ * held a commit, 0 when not, -ENOBUFS.
+ */
+static int probe_back(
+        struct walk *w, uint32_t pos, uint32_t back, uint32_t sequence, uint32_t *near, uint32_t *far)
+{
+        uint32_t from = wrap(w, (uint64_t)pos + w->length - back), n = min_u32(PROBE_MAX, back);
+        unsigned commits = 0;
+        int k = load(w, from, n);
+
+        if (k < 0)
+                return k;
+        for (uint32_t i = 0; i < (uint32_t)k; i++) {
+                struct header h;
+
+                if (!header_at(w, wrap(w, (uint64_t)from + i), &h) || h.type != BLOCK_COMMIT ||
+                        !seq_after(sequence, h.sequence))
+                        continue;
+                struct jbd2_commit c = commit_of(w, &h);
+                uint32_t at = distance(w, h.pos, pos);
+
+                record(w, &c);
+                commits++;
+                if (plausible(w, c.time)) {
+                        if (*far == 0 || at < *far)
+                                *far = at;
+                } else if (at > *near && (*far == 0 || at < *far))
+                        *near = at;
+        }
+        log_debug("journal: probe back at block %u, %u block(s): %u older commit(s); plausible %u blocks "
+                  "back, implausible %u",
+                block_of(w, from), (unsigned)k, commits, *far, *near);
+        return commits > 0;
+}
+
+/*
+ * The run of transactions that follows the newest commit (at newest_pos,
+ * numbered newest), stepping over the transaction power cut short right
+ * after it: before Linux 6.5 every mount restarted the log at its first
+ * block, and the previous boot's newest transactions survive after this
+ * boot's. 1 with *ret its first header, 0 when there is none, -ENOBUFS.
+ */
+static int older_run(struct walk *w, uint32_t newest_pos, uint32_t newest, struct header *ret)
+{
+        uint32_t pos = wrap(w, (uint64_t)newest_pos + 1);
+
+        for (unsigned i = 0; i < 2; i++) {
+                bool with_data;
+                int k = load(w, pos, START_CHUNK);
+
+                if (k < 0)
+                        return k;
+                if (!first_header(w, pos, (uint32_t)k, ret, &with_data))
+                        return 0;
+                if (seq_after(newest, ret->sequence))
+                        return 1;
+                if (ret->sequence != newest + 1)
+                        return 0;
+                pos = ret->next; /* the torn transaction: past its descriptor's blocks */
+        }
+        return 0;
+}
+
+/*
+ * The newest commit (at newest_pos) is implausible: a boot with a wrong
+ * clock. Plausibility then says nothing about where the answer is (boots
+ * with right and wrong clocks may alternate), so every commit newer than the
+ * answer must be read. Reads back from the newest commit, CHUNK_MAX blocks
+ * at a time, while the headers go down one transaction at a time, as one
+ * history does: the first plausible commit met is the answer, since what is
+ * not read yet is older. Headers that break that order are the leftovers of
+ * older laps (before Linux 6.5 every mount restarts the log at its first
+ * block), in no order: the rest of the log is then read whole, from after the
+ * newest commit on. 0, or -ENOBUFS.
+ */
+static int scan_back(struct walk *w, uint32_t newest_pos, uint32_t newest_sequence)
+{
+        uint32_t prev = newest_sequence, done = 1, pos = newest_pos;
+
+        while (done < w->length) {
+                uint32_t n = min_u32(CHUNK_MAX, w->length - done),
+                         from = wrap(w, (uint64_t)pos + w->length - n);
+                int k = load(w, from, n);
+
+                if (k < 0)
+                        return k;
+                if ((uint32_t)k < n)
+                        return -ENOBUFS;
+                for (uint32_t i = n; i-- > 0;) {
+                        uint32_t p = wrap(w, (uint64_t)from + i);
+                        struct header h;
+
+                        if (!header_at(w, p, &h))
+                                continue;
+                        if (seq_after(h.sequence, prev) || prev - h.sequence > SEQUENCE_GAP_MAX) {
+                                log_debug("journal: block %u, sequence %u, is not of the history before "
+                                          "sequence %u: reading the rest of the log",
+                                        block_of(w, p), h.sequence, prev);
+                                return scan(
+                                        w, wrap(w, (uint64_t)newest_pos + 1), distance(w, newest_pos, p));
+                        }
+                        prev = h.sequence;
+                        if (h.type != BLOCK_COMMIT)
+                                continue;
+                        struct jbd2_commit c = commit_of(w, &h);
+                        record(w, &c);
+                        if (plausible(w, c.time)) {
+                                if (log_debug_enabled()) {
+                                        char buf[128];
+                                        log_debug("journal: newest plausible commit: %s",
+                                                describe(w, &h, buf, sizeof(buf)));
+                                }
+                                return 0;
+                        }
+                }
+                done += n;
+                pos = from;
+        }
+        return 0;
+}
+
+/* Whether the reads left can read n blocks, a chunk a read (and one more around the end of the log). */
+static bool affordable(const struct walk *w, uint64_t n)
+{
+        const struct jbd2_report *r = w->rep;
+        uint64_t left = r->budget > r->reads ? r->budget - r->reads : 0;
+
+        return left >= 2 && (left - 2) * CHUNK_MAX >= n;
+}
+
+/*
+ * The newest commit of the run after the newest commit (at newest_pos,
+ * numbered newest): before Linux 6.5 every mount restarted the log at its
+ * first block, and the previous boot's newest transactions survive after
+ * this boot's. Recorded. 0, or -ENOBUFS.
+ */
+static int previous_boot(struct walk *w, uint32_t newest_pos, uint32_t newest)
+{
+        struct run older;
+        struct header h;
+        int k = older_run(w, newest_pos, newest, &h);
+
+        if (k <= 0)
+                return k;
+        older = (struct run){ .pos0 = h.pos, .seq0 = h.sequence, .hi = distance(w, h.pos, newest_pos) };
+        log_debug("journal: the run after the newest commit, from block %u", block_of(w, h.pos));
+        take(w, &older, &h);
+        k = find_end(w, &older);
+        if (older.commit.found)
+                record(w, &older.commit);
+        return k;
+}
+
+/*
+ * The newest commit (at newest_pos, numbered newest) has an implausible
+ * time. When the budget can read the whole log, scan_back() gives the
+ * answer. Else a gallop back from the newest commit, probing at doubling
+ * distances up to `reach`, looks for a plausible commit: when the budget can
+ * read back to it, scan_back() again. When it cannot, the answer is found as
+ * one boot's clock behaves (wrong from its start, right once set:
+ * plausibility changes once along it), halving the distance between the
+ * plausible commit and the nearest implausible one; when the gallop found
+ * none, in the run after the newest commit (previous_boot()). That is a
+ * commit that is there, but a newer plausible one may lie where the search
+ * did not read: the report says the budget was spent. 0, or -ENOBUFS.
+ */
+static int implausible_newest(struct walk *w, uint32_t newest_pos, uint32_t newest, uint32_t reach)
+{
+        uint32_t near = 0,
+                 far = 0; /* distances back from the newest: an implausible commit, a plausible one */
+        int k;
+
+        if (affordable(w, w->length))
+                return scan_back(w, newest_pos, newest);
+        for (uint64_t back = PROBE_MAX; !far && reach > 0; back *= 2) {
+                k = probe_back(w, newest_pos, (uint32_t)min_u32((uint32_t)min_u32(back, UINT32_MAX), reach),
+                        newest, &near, &far);
+                if (k < 0)
+                        return k;
+                if (back >= reach)
+                        break;
+        }
+        if (far > 0 && affordable(w, far))
+                return scan_back(w, newest_pos, newest);
+
+        w->rep->budget_exhausted = true;
+        log_debug("journal: the budget cannot read back to the newest plausible commit: looking for one by "
+                  "halving");
+        if (far == 0)
+                return previous_boot(w, newest_pos, newest);
+        while (far > near + PROBE_MAX) {
+                uint32_t mid = near + (far - near) / 2, was_near = near, was_far = far;
+
+                k = probe_back(w, newest_pos, mid, newest, &near, &far);
+                if (k < 0)
+                        return k;
+                if (k == 0)
+                        far = mid; /* no commit there: nearer the plausible one */
+                else if (near == was_near && far == was_far)
+                        near = mid; /* none between the nearer implausible one and mid: further back */
+        }
+        if (far > near) /* what is left between them, in one read */
+                return probe_back(w, newest_pos, far, newest, &near, &far) < 0 ? -ENOBUFS : 0;
+        return 0;
 }
 
 static bool valid_block(const struct jbd2_report *r, uint32_t block)
@@ -757,6 +993,8 @@ static int parse_superblock(struct walk *w, const char **reason)
                 w->tag_bytes = 16;
         else
                 w->tag_bytes = 12 + (w->csum ? 2 : 0) - ((r->feature_incompat & INCOMPAT_64BIT) ? 0 : 4);
+        /* The first tag carries the UUID, the others say it is the same. */
+        w->max_tags = (uint32_t)((r->blocksize - HEADER_SIZE - 16) / w->tag_bytes + 1);
 
         /*
          * The fast-commit area takes the end of the journal. jbd2 clears its
@@ -794,58 +1032,85 @@ static int parse_superblock(struct walk *w, const char **reason)
         return 0;
 }
 
+/* Whether the blocks held are all zeros: never written. */
+static bool held_zeros(const struct walk *w)
+{
+        for (uint32_t i = 0; i < w->held_n; i++) {
+                const uint8_t *b = held(w, wrap(w, (uint64_t)w->held_pos + i));
+                if (b && !all_zero(b, w->rep->blocksize))
+                        return false;
+        }
+        return true;
+}
+
 /*
- * Where the newest transactions are to be found, and the highest sequence
- * number one may have. A dirty log starts at s_start with s_sequence. A clean
- * one was emptied with s_sequence one or two past its last transaction; Linux
- * >= 6.5 keeps writing the log around across mounts and records in s_head
- * where the next transaction goes, so the newest commit is the block before
- * it and the oldest transactions follow it; older kernels restart the log at
- * s_first at every mount. Returns 1 with *ret, 0 when no header is there,
- * 2 when the newest commit is known and plausible, -ENOBUFS.
+ * Finds the newest commit of the log, and when its time is not plausible the
+ * newest that is. Where the newest transactions are: a dirty log starts at
+ * s_start with s_sequence; a clean one was emptied with s_sequence one past
+ * its last transaction. Linux >= 6.5 keeps writing the log around across
+ * mounts and records in s_head where the next transaction goes, so the newest
+ * commit is the block before it; older kernels restart the log at s_first at
+ * every mount. 0, or -ENOBUFS (what was found stands).
  */
-static int find_run(struct walk *w, struct header *ret, uint32_t *ret_max)
+static int search(struct walk *w)
 {
         struct jbd2_report *r = w->rep;
-        struct jbd2_commit c;
+        struct run run = { .hi = w->length };
         struct header h;
-        uint32_t next;
-        int k;
-
-        if (r->dirty) {
-                *ret_max = r->sequence + w->length;
-                k = header_at(w, r->start, r->sequence, ret);
-                if (k != 0)
-                        return k;
-                /* The log does not start where the superblock says: look for transactions from the first
-                 * block. */
-        } else
-                *ret_max = r->sequence - 1;
+        int k = 0;
 
         if (!r->dirty && valid_block(r, r->head)) {
-                uint32_t before = advance(w, r->head, w->length - 1);
-
-                k = header_at(w, before, r->sequence - 1, &h);
-                if (k == 0)
-                        k = header_at(w, before, r->sequence - 2, &h);
+                k = commit_before_head(w, &h);
                 if (k < 0)
                         return k;
-                if (k > 0 && h.type == BLOCK_COMMIT) {
-                        k = walk_transaction(w, h, &c, &next);
-                        if (k < 0)
-                                return k;
-                        if (k > 0 && plausible(w, c.time))
-                                return 2; /* the newest commit, and plausible: nothing more to look for */
-                }
-                /* The oldest transactions follow the head, unless the log has not come around yet. */
                 if (k > 0) {
-                        k = probe(w, r->head, SCAN_BLOCKS, ret);
-                        if (k < 0 || k == PROBE_HEADER)
-                                return k < 0 ? k : 1;
+                        struct jbd2_commit c = commit_of(w, &h);
+
+                        record(w, &c);
+                        return plausible(w, c.time)
+                                ? 0
+                                : implausible_newest(w, h.pos, h.sequence, w->length - 1);
                 }
         }
-        k = probe(w, r->first, SCAN_BLOCKS, ret);
-        return k < 0 ? k : k == PROBE_HEADER;
+        if (r->dirty) {
+                run.pos0 = r->start - r->first;
+                k = run_start(w, run.pos0, r->sequence, &h);
+                if (k == 0)
+                        log_debug(
+                                "journal: no transaction %u at block %u, where the log starts: looking from "
+                                "block %u",
+                                r->sequence, r->start, r->first);
+        }
+        if (k == 0) {
+                run.pos0 = 0;
+                k = run_start(w, 0, 0, &h);
+        }
+        if (k < 0)
+                return k;
+        if (k == 0)
+                /* Zeros where the log starts: never written. Else a log in no order known: read it all. */
+                return held_zeros(w) ? 0 : scan(w, 0, w->length);
+
+        run.seq0 = h.sequence;
+        run.target = r->dirty ? 0 : r->sequence - 1;
+        take(w, &run, &h);
+        k = find_end(w, &run);
+        if (run.commit.found) {
+                record(w, &run.commit);
+                r->wrapped = run.commit_pos < run.pos0;
+        }
+        if (k < 0)
+                return k;
+        if (!run.commit.found) /* no complete transaction where the log goes on: read it all */
+                return scan(w, run.pos0, w->length);
+        if (plausible(w, run.commit.time))
+                return 0;
+        /*
+         * Galloping back reaches the whole log; not when the run starts at the first block (older
+         * kernels), whose previous boot lies after it, not before.
+         */
+        return implausible_newest(
+                w, run.commit_pos, run.commit.sequence, run.pos0 == 0 ? run.commit_pos : w->length - 1);
 }
 
 int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window, unsigned budget,
@@ -854,8 +1119,6 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window,
         struct jbd2_report rep = { .budget = budget };
         struct walk w = { .src = src, .window = window, .rep = &rep };
         const char *reason = NULL;
-        struct header run;
-        uint32_t max;
         int r;
 
         *ret_reason = NULL;
@@ -863,9 +1126,12 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window,
                 return *ret_reason = "the journal budget is 0", -ENOBUFS;
         if (src->blocksize < JSB_SIZE || src->blocksize > EXT2_MAX_BLOCK_SIZE)
                 return *ret_reason = "impossible block size", -EUCLEAN;
-        w.buf = malloc(src->blocksize);
-        if (!w.buf)
-                return -ENOMEM;
+        w.buf = malloc((size_t)CHUNK_MAX * src->blocksize);
+        w.unreadable = malloc(CHUNK_MAX);
+        if (!w.buf || !w.unreadable) {
+                r = -ENOMEM;
+                goto finish;
+        }
 
         rep.blocks_read = 1;
         rep.reads = 1;
@@ -878,53 +1144,17 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window,
         if (r < 0)
                 goto finish;
 
-        r = find_run(&w, &run, &max);
-        if (r != 1) {
-                r = r < 0 && r != -ENOBUFS ? r : 0;
-                goto finish;
-        }
-
-        uint32_t n = w.length;
-        for (int i = 0; i < RUNS_MAX; i++) {
-                struct jbd2_commit c;
-                uint32_t after, newest;
-                struct header older;
-
-                r = newest_in_run(&w, run, n, max, &c);
-                if (r < 0)
-                        break;
-                if (r > 0) {
-                        if (i == 0)
-                                rep.wrapped = c.block < run.block;
-                        if (!plausible(&w, c.time)) {
-                                r = plausible_in_run(&w, run, &c);
-                                if (r < 0)
-                                        break;
-                        }
-                        if (rep.best.found)
-                                break;
-                        after = advance(&w, c.block, 1);
-                        newest = c.sequence;
-                } else {
-                        after = run.block;
-                        newest = run.sequence - 1;
-                }
-
-                /* Nothing plausible in this run: the run before it, if the log still holds one. */
-                r = older_run(&w, after, run, newest, &older);
-                if (r <= 0)
-                        break;
-                n = distance(&w, older.block, run.block);
-                if (n == 0)
-                        break;
-                max = run.sequence - 1;
-                run = older;
-        }
+        /* A dirty log holds at most a transaction a block from s_sequence on; within half the numbers. */
+        w.max = rep.dirty ? rep.sequence + min_u32(w.length, INT32_MAX) - 1 : rep.sequence - 1;
         /* Out of budget is not an error: what was found stands, and budget_exhausted says so. */
+        r = search(&w);
+        if (r == -ENOBUFS)
+                rep.budget_exhausted = true;
         r = 0;
 
 finish:
         free(w.buf);
+        free(w.unreadable);
         if (r < 0 && r != -ENOMEM && !reason)
                 reason = "cannot read the journal";
         *ret_reason = reason;

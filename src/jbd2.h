@@ -9,15 +9,17 @@
 #include "time-util.h"
 
 /*
- * The default number of journal blocks a walk may read: 4 MiB of 4 KiB blocks,
- * under a second on most SD cards, and only where it is needed. A log of
- * small transactions takes a few dozen reads (about two per halving of the
- * log: 35 for 1 GiB); a log of large ones is walked, two reads a transaction
- * (a full 128 MiB log of 100-block transactions takes about 630); finding
- * the newest plausible commit behind a boot with a wrong clock takes about as
- * many again as the newest (tests/unit/test-jbd2.c).
+ * The default number of read operations a search may make in a journal, its
+ * superblock's included. On an SD card a read costs tens of milliseconds
+ * wherever it lands, and each reads at most 256 blocks (1 MiB of 4 KiB
+ * blocks). Finding the newest commit takes a dozen at most in a log of up to
+ * 1 GiB (a probe a halving, fewer by interpolation: bench/read-cost); when
+ * the newest commit's time is not plausible (the last boot ran with a wrong
+ * clock), every commit back to the newest plausible one is read, a chunk a
+ * read, and with a third of the budget left a gallop back finds a plausible
+ * one, reported as out of budget.
  */
-#define JBD2_BUDGET_DEFAULT 1024u
+#define JBD2_BUDGET_DEFAULT 32u
 
 /*
  * Reads `count` consecutive journal blocks from `block` (count * blocksize
@@ -58,10 +60,10 @@ struct jbd2_report {
         /* What the walk found. */
         struct jbd2_commit newest; /* the highest sequence number found, whatever its time */
         struct jbd2_commit best;   /* the newest commit whose time is plausible */
-        bool wrapped;         /* the newest commit lies past the end of the log from where the run began */
-        unsigned blocks_read; /* journal blocks read, the superblock included */
-        unsigned reads;       /* read operations (calls of jbd2_source.read), the superblock's included */
-        unsigned budget;
+        bool wrapped;           /* the newest commit lies past the end of the log from where the run began */
+        unsigned blocks_read;   /* journal blocks read, the superblock included */
+        unsigned reads;         /* read operations (calls of jbd2_source.read), the superblock's included */
+        unsigned budget;        /* in read operations */
         bool budget_exhausted;  /* the walk stopped for the budget: a newer commit may exist */
         unsigned bad_checksums; /* journal blocks whose checksum did not match (torn or corrupt) */
         unsigned read_errors;
@@ -72,11 +74,13 @@ char *jbd2_features(const struct jbd2_report *r, char *buf, size_t size);
 
 /*
  * Finds the newest commit whose time lies within [window->floor,
- * window->not_after], reading at most budget blocks through src. The log is
- * ordered by sequence number, so it is searched, not scanned: only headers
- * (descriptor, revoke and commit blocks) are read, never data. Corrupt,
- * torn or unreadable blocks end a run of transactions with what was found
- * before them.
+ * window->not_after], making at most budget reads through src: the commit
+ * with the highest sequence number among those whose time is in the window,
+ * as a reading of every block of the log would find it, whenever the budget
+ * allows (ret->budget_exhausted is false). The log is ordered by sequence
+ * number, so the newest commit is searched for, not scanned for; only when
+ * its time is not plausible are the commits before it read one by one.
+ * Corrupt, torn or unreadable blocks end a run of transactions.
  *
  * Returns 0 with *ret filled (ret->best.found is false when no commit has a
  * plausible time; ret->newest then says what was there), or a negative errno

@@ -72,7 +72,7 @@ assert_match "$ERR" "Ignoring $TMP/bad.conf:1: margin = soon: not a number of se
 assert_match "$ERR" "Ignoring $TMP/bad.conf:2: not-after = tomorrow: not a time" "bad not-after"
 assert_match "$ERR" "Ignoring $TMP/bad.conf:3: colour = blue: unknown setting" "unknown setting"
 assert_match "$ERR" "$TMP/bad.conf:4: ignoring \"just some words\": not \"key = value\"" "not a setting"
-assert_match "$ERR" "Ignoring $TMP/bad.conf:5: journal-budget = -1: not a number of blocks" "bad budget"
+assert_match "$ERR" "Ignoring $TMP/bad.conf:5: journal-budget = -1: not a number of reads" "bad budget"
 assert_match "$ERR" "Ignoring $TMP/bad.conf:6: stamps = perhaps: not yes or no" "bad boolean"
 assert_match "$ERR" "Ignoring $TMP/bad.conf:7: ntp-unit = chrony service: not a unit name" "bad unit"
 assert_eq "$(jqo '[.margin_usec, .estimate] | map(tostring) | join(" ")')" "1000000 1800000000" \

@@ -59,8 +59,8 @@ cf --json --device "$img" status --not-before 2026-01-01
 assert_eq "$(jqo .estimate)" 1800000000 "options around the command"
 
 # --boot: clockfix parameters on the kernel command line, under the options given.
-usage '--journal-budget: not a number of blocks from 0 to 1000000 "x"' --journal-budget x --device "$img"
-usage '--journal-budget: not a number of blocks from 0 to 1000000 "1000001"' --journal-budget 1000001 --device "$img"
+usage '--journal-budget: not a number of reads from 0 to 10000 "x"' --journal-budget x --device "$img"
+usage '--journal-budget: not a number of reads from 0 to 10000 "10001"' --journal-budget 10001 --device "$img"
 echo "ro quiet clockfix=0 root=/dev/nonexistent" >"$TMP/off"
 cf set --boot --cmdline "$TMP/off" --now 2000-01-01 --dry-run
 assert_eq "$RC" 0 "clockfix=0: exit"
