@@ -80,6 +80,13 @@ uint32_t jm_tags_per_descriptor(const struct jmodel *m)
         return (m->blocksize - 12 - (csum(m) ? 4 : 0) - 16) / tag_bytes(m);
 }
 
+uint32_t jm_transaction_blocks(const struct jmodel *m, uint32_t ndata, bool revoke, bool commit)
+{
+        uint32_t per = jm_tags_per_descriptor(m);
+
+        return (revoke ? 1 : 0) + ndata + (ndata + per - 1) / per + (commit ? 1 : 0);
+}
+
 static uint32_t put(struct jmodel *m, struct jm_block b)
 {
         uint32_t at = m->pos;

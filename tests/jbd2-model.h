@@ -65,6 +65,9 @@ uint32_t jm_last(const struct jmodel *m);
 /* Data blocks one descriptor can list. */
 uint32_t jm_tags_per_descriptor(const struct jmodel *m);
 
+/* Log blocks a transaction of ndata data blocks takes: revoke block, descriptors, data, commit. */
+uint32_t jm_transaction_blocks(const struct jmodel *m, uint32_t ndata, bool revoke, bool commit);
+
 /*
  * Appends a transaction at m->pos (wrapping at the end of the log) with ndata
  * data blocks, and a revoke block first when revoke is set; with commit false

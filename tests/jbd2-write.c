@@ -16,6 +16,12 @@
  *     --head                      with --clean: record the head (Linux >= 6.5)
  *     --damage BLOCK:checksum|magic|garbage
  *     --superblock-checksum       break the journal superblock's checksum
+ *     --incompat HEX              the journal's incompatible features (checksums, 64bit) instead of mke2fs's
+ *     --history SEED[:pre|:6.5]   the journal a history of boots drawn from SEED leaves
+ * (tests/jbd2-history.c), in the layout of Linux before 6.5 or from 6.5 if given; its superblock too
+ *     --oracle FLOOR:NOT_AFTER    print what tests/jbd2-oracle.c finds in the log written, with that window
+ *                                 (seconds): "best SEQUENCE BLOCK SEC" (or "best none"), "newest ...", and
+ *                                 "history ..." after a history
  */
 
 #include <endian.h>
@@ -29,7 +35,9 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "jbd2-history.h"
 #include "jbd2-model.h"
+#include "jbd2-oracle.h"
 
 static void die(const char *what)
 {
@@ -44,6 +52,44 @@ static uint32_t get_be32(const uint8_t *p)
         return be32toh(v);
 }
 
+static int model_read(void *userdata, uint64_t block, void *buf)
+{
+        const struct jmodel *m = userdata;
+
+        if (block >= m->maxlen)
+                return -EIO;
+        jm_render(m, (uint32_t)block, buf);
+        return 0;
+}
+
+static void print_commit(const char *what, const struct jo_commit *c)
+{
+        if (c->found)
+                printf("%s %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", what, c->sequence, c->block,
+                        c->time / 1000000);
+        else
+                printf("%s none\n", what);
+}
+
+/* What the oracle finds in m, and the history that wrote it (when one did). */
+static void oracle(const struct jmodel *m, bool fast_commit, uint64_t floor, uint64_t not_after,
+        const struct jh_history *h)
+{
+        struct jo_result o;
+        char d[4096];
+
+        if (jo_scan(model_read, (void *)m, m->blocksize, 0, m->maxlen, fast_commit, floor * 1000000,
+                    not_after * 1000000, &o) < 0)
+                die("the oracle cannot read the journal written");
+        print_commit("best", &o.best);
+        print_commit("newest", &o.newest);
+        if (h) {
+                jh_describe(h, m, d, sizeof(d));
+                printf("history %s\n", d);
+        }
+        jo_result_free(&o);
+}
+
 int main(int argc, char *argv[])
 {
         ext2_filsys fs = NULL;
@@ -51,7 +97,9 @@ int main(int argc, char *argv[])
         struct jmodel m;
         uint8_t *buf;
         uint32_t first_tx = 0, first_seq = 0, start_seq;
-        bool dirty = false, clean = false, head = false;
+        bool dirty = false, clean = false, head = false, history = false, with_oracle = false;
+        unsigned long long floor = 0, not_after = 0;
+        struct jh_history h;
         blk64_t physical;
         int fd;
 
@@ -118,12 +166,30 @@ int main(int argc, char *argv[])
                         i++;
                 } else if (strcmp(a, "--superblock-checksum") == 0)
                         m.sb_bad_checksum = true;
-                else
+                else if (strcmp(a, "--incompat") == 0 && v) {
+                        m.incompat = ((uint32_t)strtoul(v, NULL, 16) & ~JM_INCOMPAT_FAST_COMMIT) |
+                                (m.incompat & JM_INCOMPAT_FAST_COMMIT);
+                        i++;
+                } else if (strcmp(a, "--history") == 0 && v) {
+                        const char *layout = strchr(v, ':');
+                        jh_random(strtoull(v, NULL, 10), &m, &h);
+                        if (layout)
+                                h.layout = strcmp(layout, ":pre") == 0 ? JH_BEFORE_6_5 : JH_FROM_6_5;
+                        jh_write(&m, &h);
+                        history = true;
+                        i++;
+                } else if (strcmp(a, "--oracle") == 0 && v) {
+                        if (sscanf(v, "%llu:%llu", &floor, &not_after) != 2)
+                                die("--oracle FLOOR:NOT_AFTER");
+                        with_oracle = true;
+                        i++;
+                } else
                         die("unknown option (see the comment at the top of jbd2-write.c)");
         }
-        if (dirty && !clean)
+        /* After a history, the superblock is as its last boot left it. */
+        if (!history && dirty && !clean)
                 jm_set_dirty(&m, first_tx, first_seq);
-        else
+        else if (!history)
                 jm_set_clean(&m, m.next_sequence, head ? m.pos : 0);
 
         /* Written to the image file directly; libext2fs only maps the journal's blocks. */
@@ -144,6 +210,8 @@ int main(int argc, char *argv[])
         if (fsync(fd) < 0 || close(fd) < 0)
                 die("cannot write the image");
         printf("%" PRIu32 " %" PRIu32 "\n", m.pos, m.next_sequence);
+        if (with_oracle)
+                oracle(&m, ext2fs_has_feature_fast_commit(fs->super), floor, not_after, history ? &h : NULL);
         jm_free(&m);
         free(buf);
         ext2fs_close_free(&fs);

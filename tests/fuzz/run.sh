@@ -6,20 +6,38 @@
 # found (regressions/TARGET/). The corpus grows in build-fuzz/corpus/, not in the source tree.
 # A crash, a leak, undefined behaviour or a broken FUZZ_CHECK fails the run; the input is then in
 # build-fuzz/: copy it to regressions/TARGET/ once fixed, and the unit suite replays it always.
+# The target jbd2-property is not libFuzzer's: the journal search against the oracle on many more
+# generated histories than the unit suite's (tests/unit/test-jbd2-property.c, the meson test
+# jbd2-property-long of the fuzz suite), under the same sanitizers; a failure names the seed to replay.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jbd2 cmdline conf time decide)
+[ ${#targets[@]} -gt 0 ] || targets=(jbd2 cmdline conf time decide jbd2-property)
 
 if [ ! -f build-fuzz/build.ninja ]; then
         CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 fi
-meson compile -C build-fuzz $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}") >/dev/null
+compile=()
+for t in "${targets[@]}"; do
+        if [ "$t" == jbd2-property ]; then compile+=(tests/test-jbd2-property); else compile+=("tests/fuzz/fuzz-$t"); fi
+done
+meson compile -C build-fuzz "${compile[@]}" >/dev/null
 
 status=0
 for t in "${targets[@]}"; do
+        if [ "$t" == jbd2-property ]; then
+                echo "jbd2-property: the search against the oracle, many histories"
+                if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-fuzz --no-rebuild \
+                        --suite fuzz jbd2-property-long >"build-fuzz/fuzz-$t.log" 2>&1; then
+                        echo "FAIL: jbd2-property: build-fuzz/meson-logs/testlog.txt" >&2
+                        status=1
+                fi
+                grep -E '^([0-9]+ histories|  (pre-6.5|6.5\+) |  by the|generated histories|FAIL \()' \
+                        build-fuzz/meson-logs/testlog.txt | head -n 20 | sed 's/^/  /'
+                continue
+        fi
         mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
         echo "fuzz-$t: $seconds s"
         if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "build-fuzz/tests/fuzz/fuzz-$t" \
