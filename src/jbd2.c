@@ -107,8 +107,9 @@ struct walk {
         struct jbd2_report *rep;
         uint32_t length; /* blocks in the log: last - first + 1 */
         uint32_t max;    /* the highest sequence number the log can hold */
-        bool csum;       /* checksum v2 or v3 */
-        uint32_t seed;   /* crc32c of the journal's UUID */
+        bool restarts; /* no head recorded: mounts (before Linux 6.5) restarted the log at its first block */
+        bool csum;     /* checksum v2 or v3 */
+        uint32_t seed; /* crc32c of the journal's UUID */
         unsigned tag_bytes;
         uint32_t max_tags; /* data blocks one descriptor can list */
         /* The blocks held: held_n of them from log position held_pos, around the end if need be. */
@@ -815,7 +816,7 @@ static int older_run(struct walk *w, uint32_t newest_pos, uint32_t newest, struc
  */
 static int scan_back(struct walk *w, uint32_t newest_pos, uint32_t newest_sequence)
 {
-        uint32_t prev = newest_sequence, done = 1, pos = newest_pos;
+        uint32_t prev = newest_sequence, next = newest_pos, done = 1, pos = newest_pos;
 
         while (done < w->length) {
                 uint32_t n = min_u32(CHUNK_MAX, w->length - done),
@@ -829,17 +830,33 @@ static int scan_back(struct walk *w, uint32_t newest_pos, uint32_t newest_sequen
                 for (uint32_t i = n; i-- > 0;) {
                         uint32_t p = wrap(w, (uint64_t)from + i);
                         struct header h;
+                        bool in_order;
 
-                        if (!header_at(w, p, &h))
+                        if (p == w->length - 1 && w->restarts)
+                                in_order = false; /* back past the first block, where every mount started */
+                        else if (!header_at(w, p, &h))
                                 continue;
-                        if (seq_after(h.sequence, prev) || prev - h.sequence > SEQUENCE_GAP_MAX) {
-                                log_debug("journal: block %u, sequence %u, is not of the history before "
-                                          "sequence %u: reading the rest of the log",
-                                        block_of(w, p), h.sequence, prev);
-                                return scan(
-                                        w, wrap(w, (uint64_t)newest_pos + 1), distance(w, newest_pos, p));
+                        else
+                                /*
+                                 * Going back, each header is the one before the last met: its
+                                 * transaction's next header, or the next transaction's first, is
+                                 * where that one is; and the sequence goes down by one at a time,
+                                 * a few across a mount. A header of a transaction whose commit was
+                                 * not met before it was cut short, or goes on around the end of the
+                                 * log.
+                                 */
+                                in_order = h.next == next && !seq_after(h.sequence, prev) &&
+                                        prev - h.sequence <= SEQUENCE_GAP_MAX &&
+                                        (h.type == BLOCK_COMMIT || h.sequence == prev);
+                        if (!in_order) {
+                                log_debug("journal: block %u is not of the history before block %u: reading "
+                                          "the rest of the log",
+                                        block_of(w, p), block_of(w, next));
+                                return scan(w, wrap(w, (uint64_t)newest_pos + 1),
+                                        distance(w, newest_pos, p) + 1);
                         }
                         prev = h.sequence;
+                        next = p;
                         if (h.type != BLOCK_COMMIT)
                                 continue;
                         struct jbd2_commit c = commit_of(w, &h);
@@ -1059,6 +1076,7 @@ static int search(struct walk *w)
         struct header h;
         int k = 0;
 
+        w->restarts = !valid_block(r, r->head);
         if (!r->dirty && valid_block(r, r->head)) {
                 k = commit_before_head(w, &h);
                 if (k < 0)

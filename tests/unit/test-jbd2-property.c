@@ -157,7 +157,8 @@ static void run_history(uint64_t seed, bool verbose)
         }
 
         check_int(oracle(&m, &o), 0);
-        budget = 2 * length + 64;
+        /* Reads enough to read every block of the log twice (at most 256 blocks a read), and to probe. */
+        budget = 2 * (length / 256 + 2) + 64;
         check_int(search(&m, budget, &r), 0);
         if (r.budget_exhausted || !same(&r.best, &o.best) || !same(&r.newest, &o.newest)) {
                 failure(&h, &m, "with the whole log's budget", &r, &o, budget);
@@ -170,7 +171,7 @@ static void run_history(uint64_t seed, bool verbose)
 
         /* A small budget: what it finds is a plausible commit that is there, and less only when out of
          * budget. */
-        budget = 1 + (unsigned)(jh_rand(&rng) % (length / 2 + 16));
+        budget = 1 + (unsigned)(jh_rand(&rng) % (length / 256 + 24));
         check_int(search(&m, budget, &r), 0);
         if (r.best.found) {
                 const struct jo_commit *c = jo_commit_at(&o, r.best.block);
