@@ -438,6 +438,64 @@ static void test_one_gib(void)
         jm_free(&m);
 }
 
+/* A journal whose superblock claims nearly 2^32 blocks, read as zeros past what was written. */
+struct huge {
+        struct jmodel *m;
+        uint32_t claimed, real;
+};
+
+static int huge_read(void *userdata, uint64_t block, uint32_t count, void *buf)
+{
+        struct huge *x = userdata;
+
+        for (uint32_t i = 0; i < count; i++, block++) {
+                uint8_t *b = (uint8_t *)buf + (size_t)i * x->m->blocksize;
+
+                if (block >= x->claimed)
+                        return -EIO;
+                if (block == 0) {
+                        x->m->maxlen = x->claimed;
+                        jm_render(x->m, 0, b);
+                        x->m->maxlen = x->real;
+                } else if (block < x->real)
+                        jm_render(x->m, (uint32_t)block, b);
+                else
+                        memset(b, 0, x->m->blocksize);
+        }
+        return 0;
+}
+
+/*
+ * s_maxlen close to 2^32, s_sequence close to 2^32 too: the highest sequence
+ * a dirty log can hold (s_sequence plus a transaction a block) must not wrap
+ * around below s_sequence, or no transaction would be the log's.
+ */
+static void test_huge_maxlen(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        const char *reason;
+        uint32_t last;
+
+        jm_init(&m, 1024, 4096, JM_INCOMPAT_64BIT, 0, 0xfffffff0u);
+        jm_set_dirty(&m, m.pos, 0xfffffff0u);
+        last = small_transactions(&m, 40, T2027); /* the sequence wraps past 2^32 */
+        {
+                struct huge x = { &m, 0xfffff000u, m.maxlen };
+                struct jbd2_source src = {
+                        .read = huge_read, .userdata = &x, .blocksize = 1024, .max_blocks = 0xfffff000u
+                };
+                check_int(jbd2_find_commit(&src, &window, 64, &r, &reason), 0);
+        }
+        check_int(r.maxlen, 0xfffff000u);
+        check(r.newest.found);
+        check_int(r.newest.sequence, 0xfffffff0u + 39);
+        check_int(r.newest.block, last);
+        check(!r.budget_exhausted);
+        printf("s_maxlen 2^32 - 4096, the sequence wrapping: %u reads, %u blocks\n", r.reads, r.blocks_read);
+        jm_free(&m);
+}
+
 static void test_fast_commit(void)
 {
         struct jmodel m;
@@ -680,6 +738,7 @@ int main(void)
         test_large_transactions();
         test_medium_transactions();
         test_one_gib();
+        test_huge_maxlen();
         test_fast_commit();
         test_damage();
         test_v1_untimed();
