@@ -213,6 +213,7 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                 .checksum_bad = checksum_bad,
                 .unknown_features = unknown_features,
                 .needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb),
+                .fast_commit = ext2fs_has_feature_fast_commit(sb),
                 .fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize,
                 .device_bytes = size,
                 .type = fs_type(sb),
