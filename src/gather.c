@@ -188,6 +188,36 @@ static void debug_stamps(const struct gather_config *config, const struct device
         }
 }
 
+/*
+ * The stamp files, unless the journal says none can be newer than its newest commit (see
+ * stamps_needed()): the lookups take some 20 reads of the device on a real root. 0 or -ENOMEM.
+ */
+static int read_stamps(
+        const struct gather_config *config, struct device_report *d, struct struct_ext2_filsys *fs)
+{
+        dev_t live;
+        int r;
+
+        if (config->no_stamps) {
+                d->stamps_why = STAMPS_NOT_ASKED;
+                return 0;
+        }
+        live = mounted_root(d->path);
+        d->stamps_why = stamps_needed(d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0);
+        if (!stamps_why_reads(d->stamps_why)) {
+                log_debug("%s: stamp files not read: %s", d->path, stamps_why_to_text(d->stamps_why));
+                return 0;
+        }
+        log_debug("%s: stamp files read: %s", d->path, stamps_why_to_text(d->stamps_why));
+        r = stamps_read(fs, live, d->stamps);
+        if (r < 0)
+                return r;
+        d->have_stamps = true;
+        if (log_debug_enabled())
+                debug_stamps(config, d);
+        return 0;
+}
+
 /* What lies beyond the superblock: the journal's newest commit, the stamp files. 0 or -ENOMEM. */
 static int read_filesystem(const struct gather_config *config, struct device_report *d,
         struct struct_ext2_filsys *fs, usec_t deadline)
@@ -196,10 +226,12 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         int r;
 
         /* Features newer than this libext2fs may change how inodes and directories are laid out. */
-        if (d->sb.unknown_features)
+        if (d->sb.unknown_features) {
+                d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 return log_debug("%s: unknown incompatible features: journal and stamp files not read",
                                d->path),
                        0;
+        }
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? config->window : &everything, config->journal_budget,
                         deadline, &d->journal);
@@ -209,15 +241,7 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                 if (log_debug_enabled())
                         debug_journal(config, d);
         }
-        if (!config->no_stamps) {
-                r = stamps_read(fs, mounted_root(d->path), d->stamps);
-                if (r < 0)
-                        return r;
-                d->have_stamps = true;
-                if (log_debug_enabled())
-                        debug_stamps(config, d);
-        }
-        return 0;
+        return read_stamps(config, d, fs);
 }
 
 static int try_spec(const struct gather_config *config, struct evidence *ev, enum origin origin,

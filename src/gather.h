@@ -33,7 +33,8 @@ struct device_report {
         struct superblock sb;
         bool have_journal; /* the journal was looked at (the filesystem has one, and it was asked for) */
         struct journal_report journal;
-        bool have_stamps; /* the stamp files were looked for */
+        bool have_stamps;           /* the stamp files were looked for */
+        enum stamps_why stamps_why; /* why they were, or were not (see stamps_needed()) */
         struct stamp_report stamps[_STAMP_MAX];
         uint64_t bytes_read; /* from the device in all, as libext2fs counts them: for -v */
 };

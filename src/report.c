@@ -173,6 +173,24 @@ static void json_journal(FILE *f, const struct device_report *d)
         fputc('}', f);
 }
 
+/*
+ * Why the stamp files of a readable device were not read, or NULL when they were: "no stamp file
+ * can be newer than the journal's newest commit (2027-01-08T18:38:15Z)". Returns buf or NULL.
+ */
+static const char *stamps_skipped(const struct device_report *d, char *buf, size_t size)
+{
+        char t[ISO_TIME_MAX];
+
+        if (d->have_stamps)
+                return NULL;
+        if (d->stamps_why == STAMPS_JOURNAL_NEWER)
+                snprintf(buf, size, "%s (%s)", stamps_why_to_text(d->stamps_why),
+                        format_disk_time(t, d->journal.jbd2.newest.time));
+        else
+                snprintf(buf, size, "%s", stamps_why_to_text(d->stamps_why));
+        return buf;
+}
+
 static void json_stamps(FILE *f, const struct device_report *d)
 {
         fputs(",\"files\":[", f);
@@ -294,6 +312,8 @@ void report_json(FILE *f, const struct status *s)
                                 json_journal(f, dev);
                         else
                                 fputs(",\"journal\":null", f);
+                        fputs(",\"stamps_skipped\":", f);
+                        json_string(f, stamps_skipped(dev, problem, sizeof(problem)));
                         if (dev->have_stamps)
                                 json_stamps(f, dev);
                 }
@@ -375,9 +395,13 @@ static void text_journal(FILE *f, const struct device_report *d)
         fputc('\n', f);
 }
 
-/* Stamp files that are there but could not be used. */
+/* Stamp files not read and why, or those that are there but could not be used. */
 static void text_stamps(FILE *f, const struct device_report *d)
 {
+        char why[256];
+
+        if (stamps_skipped(d, why, sizeof(why)))
+                fprintf(f, "  Stamp files: not read: %s\n", why);
         for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++) {
                 const struct stamp_report *st = d->stamps + t;
 

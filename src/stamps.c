@@ -39,6 +39,54 @@ const char *stamp_path(enum stamp s)
         return source ? source + strlen(SOURCE_PREFIX) : NULL;
 }
 
+enum stamps_why stamps_needed(const struct journal_report *journal, bool fast_commit, bool live)
+{
+        const struct jbd2_report *j;
+
+        if (live)
+                return STAMPS_LIVE;
+        if (!journal || journal->location == JOURNAL_NONE)
+                return STAMPS_NO_JOURNAL;
+        if (journal->error != 0)
+                return STAMPS_JOURNAL_ERROR;
+        if (fast_commit)
+                return STAMPS_FAST_COMMIT;
+        j = &journal->jbd2;
+        if (j->budget_exhausted)
+                return STAMPS_BUDGET_SPENT;
+        if (!j->newest.found)
+                return STAMPS_NO_COMMIT;
+        /* The newest commit must be the newest plausible one: a stamp written after it can be no newer. */
+        if (!j->best.found || j->best.sequence != j->newest.sequence)
+                return STAMPS_NEWEST_IMPLAUSIBLE;
+        return STAMPS_JOURNAL_NEWER;
+}
+
+bool stamps_why_reads(enum stamps_why why)
+{
+        return why > STAMPS_JOURNAL_NEWER && why < _STAMPS_WHY_MAX;
+}
+
+const char *stamps_why_to_text(enum stamps_why why)
+{
+        static const char *const table[_STAMPS_WHY_MAX] = {
+                [STAMPS_NOT_ASKED] = "not asked for (--no-stamps)",
+                [STAMPS_UNKNOWN_FEATURES] =
+                        "the filesystem uses incompatible features this libext2fs does not know",
+                [STAMPS_JOURNAL_NEWER] = "no stamp file can be newer than the journal's newest commit",
+                [STAMPS_LIVE] = "the filesystem is the mounted /, read live",
+                [STAMPS_NO_JOURNAL] = "no journal was read",
+                [STAMPS_JOURNAL_ERROR] = "the journal could not be used",
+                [STAMPS_FAST_COMMIT] =
+                        "the filesystem uses fast commits, which log inode changes without a time",
+                [STAMPS_BUDGET_SPENT] =
+                        "the journal's search stopped for its budget: a newer commit may exist",
+                [STAMPS_NO_COMMIT] = "the journal holds no commit",
+                [STAMPS_NEWEST_IMPLAUSIBLE] = "the journal's newest commit is not plausible",
+        };
+        return (unsigned)why < _STAMPS_WHY_MAX ? table[why] : "?";
+}
+
 usec_t ext4_time_to_usec(uint32_t base, uint32_t extra, bool have_extra)
 {
         /* As the kernel's ext4_decode_extra_time(): the base is signed; 2 epoch bits extend it; 30 bits of

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "journal.h"
 #include "time-util.h"
 
 enum stamp {
@@ -28,6 +29,55 @@ struct stamp_report {
 const char *stamp_path(enum stamp s);
 /* "file:/var/lib/systemd/timesync/clock", ...: the source name of its time */
 const char *stamp_source(enum stamp s);
+
+/*
+ * Whether the stamp files of a filesystem are read, and why: stamps_needed() decides among the
+ * reasons up to STAMPS_JOURNAL_NEWER; the others are what gather knows before it asks.
+ */
+enum stamps_why {
+        /* Not read: --no-stamps. */
+        STAMPS_NOT_ASKED,
+        /* Not read: features this libext2fs does not know may change how directories are laid out. */
+        STAMPS_UNKNOWN_FEATURES,
+        /* Not read: no stamp file can be newer than the journal's newest commit. */
+        STAMPS_JOURNAL_NEWER,
+        /* Read: the mounted / (statx()), whose page cache may be newer than any commit. */
+        STAMPS_LIVE,
+        /* Read: no journal was read (ext2, or --journal-budget 0). */
+        STAMPS_NO_JOURNAL,
+        /* Read: the journal could not be used. */
+        STAMPS_JOURNAL_ERROR,
+        /* Read: fast commits log inode changes without a time. */
+        STAMPS_FAST_COMMIT,
+        /* Read: the journal's search stopped for its budget: a newer commit may exist. */
+        STAMPS_BUDGET_SPENT,
+        /* Read: the journal holds no commit. */
+        STAMPS_NO_COMMIT,
+        /* Read: the newest commit is not plausible, and a stamp may be newer than the newest that is. */
+        STAMPS_NEWEST_IMPLAUSIBLE,
+        _STAMPS_WHY_MAX,
+};
+
+/*
+ * Whether the stamp files must be read, given what the journal's search found (journal: NULL
+ * when no journal was read), whether the filesystem uses fast commits, and whether the stamps
+ * would be read live (the mounted /, with statx()). Pure.
+ *
+ * A stamp file changes only by a write to its inode (its mtime, or fake-hwclock's date in its
+ * content), and jbd2 logs that write in a transaction whose commit block records the time of
+ * the commit, at or after the write. So when the newest commit of the whole log was found, is
+ * plausible, and no newer one can have been missed, no stamp file written by its tool can hold a
+ * later time: STAMPS_JOURNAL_NEWER. Not so when the files are read live (the page cache holds
+ * what no commit has yet), or with fast commits (an inode change is then logged in the
+ * fast-commit area, which records no time, until the next full commit).
+ */
+enum stamps_why stamps_needed(const struct journal_report *journal, bool fast_commit, bool live);
+
+/* Whether the stamp files are read for this reason. */
+bool stamps_why_reads(enum stamps_why why);
+
+/* For people: "the journal's newest commit is not plausible", ... */
+const char *stamps_why_to_text(enum stamps_why why);
 
 struct struct_ext2_filsys;
 

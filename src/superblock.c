@@ -12,6 +12,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
+#include "iocache.h"
 #include "stat-util.h"
 #include "superblock.h"
 
@@ -159,8 +160,10 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
         /*
          * io_options "" rather than NULL: with NULL, libext2fs treats a '?' in
          * the name as the start of I/O options and opens a truncated path.
+         * iocache_io_manager: unix_io_manager, read-only, keeping what it read, so
+         * that the stamp lookups read no block twice (iocache.h).
          */
-        e = ext2fs_open2(path, "", flags, 0, 0, unix_io_manager, &fs);
+        e = ext2fs_open2(path, "", flags, 0, 0, iocache_io_manager, &fs);
         if (e == EXT2_ET_UNSUPP_FEATURE) {
                 /*
                  * An incompatible feature newer than this libext2fs (a root made by
@@ -169,7 +172,7 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                  * is safe here, as with dumpe2fs -f.
                  */
                 unknown_features = true;
-                e = ext2fs_open2(path, "", flags | EXT2_FLAG_FORCE, 0, 0, unix_io_manager, &fs);
+                e = ext2fs_open2(path, "", flags | EXT2_FLAG_FORCE, 0, 0, iocache_io_manager, &fs);
         }
         if (e == EXT2_ET_SB_CSUM_INVALID || e == EXT2_ET_UNKNOWN_CSUM) {
                 /*
@@ -184,7 +187,7 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                 checksum_bad = true;
                 e = ext2fs_open2(path, "",
                         flags | EXT2_FLAG_IGNORE_CSUM_ERRORS | (unknown_features ? EXT2_FLAG_FORCE : 0), 0,
-                        0, unix_io_manager, &fs);
+                        0, iocache_io_manager, &fs);
         }
         if (e) {
                 if (ret_reason)
@@ -210,6 +213,7 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                 .checksum_bad = checksum_bad,
                 .unknown_features = unknown_features,
                 .needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb),
+                .fast_commit = ext2fs_has_feature_fast_commit(sb),
                 .fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize,
                 .device_bytes = size,
                 .type = fs_type(sb),

@@ -21,6 +21,7 @@ struct superblock {
         bool unknown_features; /* incompatible features newer than this libext2fs */
         bool needs_recovery;   /* the journal holds transactions: mounted, or power was cut */
         bool truncated;        /* the filesystem is larger than its device */
+        bool fast_commit;      /* fast commits: inode changes logged between commits, with no time */
         uint64_t fs_bytes;     /* size the superblock claims */
         uint64_t device_bytes; /* size of the device or image file */
         const char *type;      /* "ext2", "ext3" or "ext4", by the features it uses */

@@ -122,7 +122,9 @@ sb_time() {
 
 # json_contract WHAT ARGS...: when ARGS hold --json and OUT is not empty, OUT must be one JSON
 # object whose every number is an integer within +-2^53, the most JSON readers take exactly
-# (README, "status --json"); a value beyond that is null.
+# (README, "status --json"); a value beyond that is null. Every readable device says whether its
+# stamp files were skipped ("stamps_skipped": why, or null), and has "files" only when they were
+# looked up; a file is never found with an error.
 json_contract() {
         local what=$1 a bad
         shift
@@ -133,6 +135,10 @@ json_contract() {
                         fail "$what: not JSON: $OUT"
                 [ "$bad" == "[]" ] || fail "$what: numbers beyond +-2^53 or not integers: $bad"
                 [ "$(jq -r type <<<"$OUT")" == object ] || fail "$what: not one object"
+                bad=$(jq -c '[.devices[]? | select(.readable) | select((has("stamps_skipped") | not)
+                        or ((.stamps_skipped != null) == has("files"))
+                        or ([.files[]? | select(.found and .error != null)] | length > 0)) | .device]' <<<"$OUT")
+                [ "$bad" == "[]" ] || fail "$what: stamp files neither skipped nor listed, both, or found with an error: $bad"
                 return 0
         done
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # What clockfix reads and writes, seen by strace: a handful of blocks of a 64 MiB and of a 1 TiB
 # image alike (the superblock, the journal's superblock and first log block, the blocks that say
-# the stamp files are not there), nothing opened for writing, nothing written but stdout and stderr.
+# the stamp files are not there), nothing opened for writing, nothing written but stdout and stderr;
+# on a deep root, no block read twice by the stamp lookups.
 . "$SRCDIR/tests/lib.sh"
 
 # trace IMAGE ARGS...: runs clockfix under strace; sets READS (read calls on IMAGE), BYTES (bytes
@@ -56,6 +57,38 @@ trace "$big" status --json --device "$big" --journal-budget 0 --no-stamps --not-
 echo "superblock only, 1 TiB image: $READS read(s), $BYTES bytes"
 assert_eq "$READS" 1 "superblock only: reads"
 [ "$BYTES" -le 4096 ] || fail "superblock only: read $BYTES bytes" 
+
+# The stamp lookups on a root as deep as a Debian one: every block they need (directories, inode
+# table blocks, group descriptors) read from the device once, though the three paths share /, /var
+# and /var/lib and libext2fs' own cache holds 8 blocks (src/iocache.c). --journal-budget 0: an
+# empty journal would not let the lookups be skipped anyway, and the journal's reads stay out.
+tree=$TMP/tree
+mkdir -p "$tree/etc" "$tree/var/lib/private/systemd/timesync" "$tree/var/lib/clockfix" "$tree/usr/bin"
+for i in $(seq 1 250); do echo x >"$tree/etc/file-with-a-long-name-$i.conf"; done
+for i in $(seq 1 40); do mkdir "$tree/etc/dir$i.d" "$tree/var/lib/package-state-$i"; done
+for i in $(seq 1 12); do mkdir -p "$tree/var/lib/systemd/unit-$i"; done
+ln -s ../private/systemd/timesync "$tree/var/lib/systemd/timesync"
+touch -d @1796100000 "$tree/var/lib/private/systemd/timesync/clock"
+touch -d @1796000000 "$tree/var/lib/clockfix/clock"
+echo "2026-12-01 08:00:00" >"$tree/etc/fake-hwclock.data"
+E2FSPROGS_FAKE_TIME=1700000000 mke2fs -q -F -t ext4 -d "$tree" "$TMP/deep.img" 1G >/dev/null
+# reads IMAGE ARGS...: the offsets clockfix status ARGS reads IMAGE at (pread64), one a line
+reads() {
+        local img=$1
+        shift
+        strace -f -qq -e trace=pread64,read -y -o "$TMP/reads.trace" "$CLOCKFIX" status --device "$img" \
+                --not-before 2026-01-01 --now 2000-01-01 "$@" >/dev/null 2>&1 || true
+        grep -F "<$img>" "$TMP/reads.trace" | sed -nE 's/.*pread64\(.*, ([0-9]+)\) = [0-9]+$/\1/p'
+}
+with=$(reads "$TMP/deep.img" --journal-budget 0)
+without=$(reads "$TMP/deep.img" --journal-budget 0 --no-stamps)
+n=$(($(wc -l <<<"$with") - $(wc -l <<<"$without")))
+echo "stamp lookups, deep root: $n read(s) of the device"
+twice=$(sort <<<"$with" | uniq -d)
+[ -z "$twice" ] || fail "stamp lookups: offsets read more than once: $(tr '\n' ' ' <<<"$twice")"
+[ "$n" -ge 8 ] || fail "stamp lookups: only $n reads: were the files read?"
+cf status --json --device "$TMP/deep.img" --journal-budget 0 --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$(jqo '[.devices[0].files[] | .found] | map(tostring) | join(",")')" true,true,true "deep root: stamps found"
 
 # Bad input: libblkid reads a bounded amount to name what is there, and nothing is written.
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null

@@ -102,8 +102,10 @@ live_clockfix status --json --device "$DEV" "${POLICY[@]}"
 assert_eq "$(jqo '.devices[0].files[0] | "\(.live) \(.time) \(.inode)"')" "true 1797000000 null" "live: statx() of the mounted /"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .inode)" null "live: no inode of the disk in the source"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1797000000250000 "live: with nanoseconds"
-# From outside, the same device is not /: read from the disk, through libext2fs.
-cf status --json --device "$DEV" "${POLICY[@]}"
+# From outside, the same device is not /: read from the disk, through libext2fs. (Without the
+# journal: the kernel's commits, dated by this machine's clock, may say that no stamp can be newer,
+# and the touch above set an mtime of its choosing, which no tool does: see test-stamps-skip.sh.)
+cf status --json --device "$DEV" --journal-budget 0 "${POLICY[@]}"
 assert_eq "$(jqo '.devices[0].files[0].live')" false "not live from outside"
 live_root_done
 

@@ -96,8 +96,10 @@ live_clockfix set --dry-run --device /dev/cfxroot --now 2000-01-01 "${POLICY[@]}
 assert_eq "$RC" 0 "live 2039, set: exit"
 assert_match "$ERR" "to 2039-06-01T12:03:01Z .* from file:/etc/fake-hwclock.data of /dev/cfxroot" "live 2039, set: the line"
 live_root_done
-# The same files on the unmounted filesystem, as the kernel wrote them (libext2fs).
-cf status --json --device "$TMP/live.img" --now 2000-01-01 "${POLICY[@]}"
+# The same files on the unmounted filesystem, as the kernel wrote them (libext2fs). Without the
+# journal: the kernel dated its commits by this machine's clock, not 2039 as a board's would be,
+# and the journal's newest commit would say (wrongly here) that no stamp can be newer.
+cf status --json --device "$TMP/live.img" --journal-budget 0 --now 2000-01-01 "${POLICY[@]}"
 assert_eq "$(jqo '[.devices[0].files[] | .live] | map(tostring) | join(",")')" false,false,false "unmounted: not live"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" $(((T39 + 60) * 1000000 + 500000)) "unmounted: timesyncd's clock file"
 assert_eq "$(src file:/var/lib/clockfix/clock .time)" $((T39 + 120)) "unmounted: clockfix's stamp"

@@ -77,7 +77,8 @@ static void test_json(void)
                 "\"devices\":[{\"device\":\"/dev/vda\",\"spec\":\"LABEL=root\",\"origin\":\"cmdline\","
                 "\"readable\":true,\"error\":null,\"fstype\":\"ext4\","
                 "\"uuid\":\"0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\",\"label\":\"root\",\"checksum_bad\":false,"
-                "\"unknown_features\":false,\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0,\"journal\":null}],"
+                "\"unknown_features\":false,\"needs_recovery\":false,\"truncated\":false,\"fs_bytes\":0,\"device_bytes\":0,\"journal\":null,"
+                "\"stamps_skipped\":\"not asked for (--no-stamps)\"}],"
                 "\"sources\":[{\"device\":\"/dev/vda\",\"source\":\"superblock:last_write\",\"time\":1800000000,"
                 "\"time_usec\":1800000000000000,\"plausible\":true,\"verdict\":\"plausible\",\"winner\":true},"
                 "{\"device\":\"/dev/vda\",\"source\":\"superblock:created\",\"time\":1000000000,"
@@ -161,10 +162,83 @@ static void test_json_limits(void)
         free(buf);
 }
 
+/* Stamp files the journal made needless: not read, no "files", and the report says why, with the commit's
+ * time. */
+static void test_stamps_skipped(void)
+{
+        struct device_report dev = {
+                .origin = ORIGIN_OPTION,
+                .spec = (char *)"root.img",
+                .path = (char *)"root.img",
+                .have_sb = true,
+                .sb = { .type = "ext4" },
+                .have_journal = true,
+                .journal = { .location = JOURNAL_INODE,
+                        .inode = 8,
+                        .jbd2 = { .newest = { .found = true,
+                                          .sequence = 50,
+                                          .block = 150,
+                                          .time = 1796200049 * USEC_PER_SEC },
+                                .best = { .found = true,
+                                        .sequence = 50,
+                                        .block = 150,
+                                        .time = 1796200049 * USEC_PER_SEC } } },
+                .stamps_why = STAMPS_JOURNAL_NEWER,
+        };
+        struct candidate c[] = { { "root.img", "journal:last_commit", 1796200049 * USEC_PER_SEC } };
+        struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 1 };
+        struct policy p = { .floor = 1700000000 * USEC_PER_SEC,
+                .not_after = 2700000000 * USEC_PER_SEC,
+                .margin = USEC_PER_SEC };
+        struct decision d;
+        char *buf = NULL;
+        size_t size = 0;
+        const char *why =
+                "no stamp file can be newer than the journal's newest commit (2026-12-02T08:27:29Z)";
+
+        check_int(decide(&p, 946684800 * USEC_PER_SEC, false, c, 1, &d), 0);
+        struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
+        FILE *f = open_memstream(&buf, &size);
+        report_json(f, &s);
+        fclose(f);
+        char *expect = NULL;
+        check(asprintf(&expect, "\"stamps_skipped\":\"%s\"}]", why) > 0);
+        check(strstr(buf, expect) != NULL);
+        check(strstr(buf, "\"files\"") == NULL);
+        free(buf);
+        free(expect);
+
+        buf = NULL;
+        f = open_memstream(&buf, &size);
+        report_text(f, &s);
+        fclose(f);
+        check(asprintf(&expect, "\n  Stamp files: not read: %s\n", why) > 0);
+        check(strstr(buf, expect) != NULL);
+        free(buf);
+        free(expect);
+
+        /* Read: no line about them, and null. */
+        dev.have_stamps = true;
+        dev.stamps_why = STAMPS_NO_COMMIT;
+        buf = NULL;
+        f = open_memstream(&buf, &size);
+        report_json(f, &s);
+        fclose(f);
+        check(strstr(buf, "\"stamps_skipped\":null,\"files\":[") != NULL);
+        free(buf);
+        buf = NULL;
+        f = open_memstream(&buf, &size);
+        report_text(f, &s);
+        fclose(f);
+        check(strstr(buf, "Stamp files") == NULL);
+        free(buf);
+}
+
 int main(void)
 {
         test_escape();
         test_json();
         test_json_limits();
+        test_stamps_skipped();
         test_end();
 }

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* iocache: the I/O manager filesystems are opened with: read-only, each block read from the device once */
+
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "iocache.h"
+
+/*
+ * What the cache may hold. The stamp lookups of a real root read about 20
+ * blocks (the directories on the way, the blocks of the inode tables that
+ * hold their inodes, the group descriptors); the journal's single blocks
+ * pass through too, and are the first to go. At least IOCACHE_MIN_BLOCKS
+ * whatever the block size (64 KiB blocks: 1 MiB).
+ */
+#define IOCACHE_BYTES      (256u * 1024u)
+#define IOCACHE_MIN_BLOCKS 16u
+/*
+ * Longer reads go to the device as they are, not kept: the journal's runs of
+ * headers, read once each. unix_io_manager draws the same line (4 blocks).
+ */
+#define IOCACHE_RUN_MAX 4
+
+struct cached_block {
+        unsigned long long block;
+        unsigned long long used; /* when last used, by the cache's own counter; 0: the slot is free */
+        void *buf;
+};
+
+struct iocache {
+        io_channel device; /* unix_io_manager's channel */
+        struct cached_block *slots;
+        unsigned n_slots;
+        unsigned long long counter;
+};
+
+static void drop_blocks(struct iocache *c)
+{
+        for (unsigned i = 0; i < c->n_slots; i++)
+                ext2fs_free_mem(&c->slots[i].buf);
+        ext2fs_free_mem(&c->slots);
+        c->n_slots = 0;
+}
+
+static errcode_t cache_close(io_channel channel)
+{
+        struct iocache *c = channel->private_data;
+        errcode_t e;
+
+        /* libext2fs may share the channel (io_channel_bumpcount()): the last close frees it. */
+        if (--channel->refcount > 0)
+                return 0;
+        e = io_channel_close(c->device);
+        drop_blocks(c);
+        ext2fs_free_mem(&c);
+        ext2fs_free_mem(&channel->name);
+        ext2fs_free_mem(&channel);
+        return e;
+}
+
+static errcode_t cache_set_blksize(io_channel channel, int blksize)
+{
+        struct iocache *c = channel->private_data;
+        errcode_t e;
+
+        /* Blocks are numbered in the block size: a new size makes them other blocks. */
+        if (blksize != channel->block_size)
+                drop_blocks(c);
+        e = io_channel_set_blksize(c->device, blksize);
+        if (e == 0)
+                channel->block_size = blksize;
+        return e;
+}
+
+static struct cached_block *find_block(struct iocache *c, unsigned long long block)
+{
+        for (unsigned i = 0; i < c->n_slots; i++)
+                if (c->slots[i].used != 0 && c->slots[i].block == block) {
+                        c->slots[i].used = ++c->counter;
+                        return c->slots + i;
+                }
+        return NULL;
+}
+
+/* Keeps a copy of a block just read, in a free slot or the least recently used one. */
+static void keep_block(io_channel channel, unsigned long long block, const void *data)
+{
+        struct iocache *c = channel->private_data;
+        struct cached_block *slot;
+
+        if (c->n_slots == 0) {
+                unsigned n = IOCACHE_BYTES / (unsigned)channel->block_size;
+                if (n < IOCACHE_MIN_BLOCKS)
+                        n = IOCACHE_MIN_BLOCKS;
+                /* Out of memory: the reads go on, uncached. */
+                if (ext2fs_get_arrayzero(n, sizeof(*c->slots), &c->slots) != 0)
+                        return;
+                c->n_slots = n;
+        }
+        slot = c->slots;
+        for (unsigned i = 1; i < c->n_slots; i++)
+                if (c->slots[i].used < slot->used)
+                        slot = c->slots + i;
+        if (!slot->buf && ext2fs_get_mem((unsigned long)channel->block_size, &slot->buf) != 0)
+                return;
+        memcpy(slot->buf, data, (size_t)channel->block_size);
+        slot->block = block;
+        slot->used = ++c->counter;
+}
+
+static errcode_t cache_read_blk64(io_channel channel, unsigned long long block, int count, void *data)
+{
+        struct iocache *c = channel->private_data;
+        size_t size = (size_t)channel->block_size;
+        char *p = data;
+
+        /* A negative count is a number of bytes (the superblock's 1 KiB): read as asked. */
+        if (count < 0 || count > IOCACHE_RUN_MAX)
+                return io_channel_read_blk64(c->device, block, count, data);
+
+        while (count > 0) {
+                struct cached_block *b = find_block(c, block);
+                int n = 1;
+
+                if (b) {
+                        memcpy(p, b->buf, size);
+                } else {
+                        /* The blocks not kept that follow: one read of the device. */
+                        while (n < count && !find_block(c, block + (unsigned)n))
+                                n++;
+                        errcode_t e = io_channel_read_blk64(c->device, block, n, p);
+                        if (e != 0)
+                                return e;
+                        for (int i = 0; i < n; i++)
+                                keep_block(channel, block + (unsigned)i, p + (size_t)i * size);
+                }
+                block += (unsigned)n;
+                count -= n;
+                p += (size_t)n * size;
+        }
+        return 0;
+}
+
+static errcode_t cache_read_blk(io_channel channel, unsigned long block, int count, void *data)
+{
+        return cache_read_blk64(channel, block, count, data);
+}
+
+/* clockfix never writes to a filesystem it reads: whatever asks to is refused. */
+static errcode_t cache_write_blk(io_channel channel, unsigned long block, int count, const void *data)
+{
+        (void)channel, (void)block, (void)count, (void)data;
+        return EXT2_ET_RO_FILSYS;
+}
+
+static errcode_t cache_write_blk64(io_channel channel, unsigned long long block, int count, const void *data)
+{
+        (void)channel, (void)block, (void)count, (void)data;
+        return EXT2_ET_RO_FILSYS;
+}
+
+static errcode_t cache_write_byte(io_channel channel, unsigned long offset, int count, const void *data)
+{
+        (void)channel, (void)offset, (void)count, (void)data;
+        return EXT2_ET_RO_FILSYS;
+}
+
+static errcode_t cache_flush(io_channel channel)
+{
+        (void)channel;
+        return 0;
+}
+
+static errcode_t cache_set_option(io_channel channel, const char *option, const char *arg)
+{
+        struct iocache *c = channel->private_data;
+
+        return c->device->manager->set_option ? c->device->manager->set_option(c->device, option, arg)
+                                              : EXT2_ET_INVALID_ARGUMENT;
+}
+
+/* The device's counts: what reached it, below both caches. */
+static errcode_t cache_get_stats(io_channel channel, io_stats *ret)
+{
+        struct iocache *c = channel->private_data;
+
+        return c->device->manager->get_stats ? c->device->manager->get_stats(c->device, ret)
+                                             : EXT2_ET_UNIMPLEMENTED;
+}
+
+static errcode_t cache_open(const char *name, int flags, io_channel *ret)
+{
+        io_channel channel = NULL;
+        struct iocache *c = NULL;
+        errcode_t e;
+
+        if (!name)
+                return EXT2_ET_BAD_DEVICE_NAME;
+        if (flags & IO_FLAG_RW)
+                return EXT2_ET_RO_FILSYS;
+        e = ext2fs_get_memzero(sizeof(*channel), &channel);
+        if (e == 0)
+                e = ext2fs_get_memzero(sizeof(*c), &c);
+        if (e == 0)
+                e = ext2fs_get_mem(strlen(name) + 1, &channel->name);
+        if (e == 0)
+                e = unix_io_manager->open(name, flags, &c->device);
+        if (e != 0) {
+                if (channel)
+                        ext2fs_free_mem(&channel->name);
+                ext2fs_free_mem(&channel);
+                ext2fs_free_mem(&c);
+                return e;
+        }
+        strcpy(channel->name, name);
+        channel->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+        channel->manager = iocache_io_manager;
+        channel->private_data = c;
+        channel->block_size = c->device->block_size;
+        channel->refcount = 1;
+        channel->flags = c->device->flags;
+        channel->align = c->device->align;
+        *ret = channel;
+        return 0;
+}
+
+static struct struct_io_manager iocache_manager = {
+        .magic = EXT2_ET_MAGIC_IO_MANAGER,
+        .name = "clockfix read-only cache over the Unix I/O manager",
+        .open = cache_open,
+        .close = cache_close,
+        .set_blksize = cache_set_blksize,
+        .read_blk = cache_read_blk,
+        .write_blk = cache_write_blk,
+        .flush = cache_flush,
+        .write_byte = cache_write_byte,
+        .set_option = cache_set_option,
+        .get_stats = cache_get_stats,
+        .read_blk64 = cache_read_blk64,
+        .write_blk64 = cache_write_blk64,
+};
+
+struct struct_io_manager *const iocache_io_manager = &iocache_manager;
