@@ -79,9 +79,16 @@ enum {
  * as those it has seen, CHUNK_MIN to CHUNK_MAX blocks), a scan reads
  * CHUNK_MAX, a probe back PROBE_MAX.
  */
-#define CHUNK_MIN 8u
+#define CHUNK_MIN 32u
 #define PROBE_MAX 64u
 #define CHUNK_MAX 256u
+
+/*
+ * Where no more than this is left between the run's last header known and
+ * where it surely ends, it is read in one go: at SD card speeds a read costs
+ * as much as about 160 blocks more in it.
+ */
+#define TAIL_BLOCKS 128u
 
 /* The blocks read at the start of the run: its first transactions, which tell their size. */
 #define START_CHUNK 16u
@@ -651,12 +658,20 @@ static int find_end(struct walk *w, struct run *run)
                 if (is_held(w, run->last.next)) {
                         /* Unreadable: look for the run beyond it. */
                         k = nk + 1 < run->hi ? probe(w, run, nk + 1) : (run->ended = true, 0);
-                } else if (gap <= 2 * chunk || gap <= CHUNK_MIN) {
+                } else if (gap <= 2 * chunk || gap <= TAIL_BLOCKS) {
                         k = load(w, run->last.next, gap);
                 } else {
                         /* Interpolation while it narrows the span by half, halving when it does not. */
                         bool bisect = interpolated > 0 && run->hi - nk > width / 2;
                         uint32_t d = next_probe(w, run, bisect);
+
+                        /*
+                         * A dirty log: jbd2 moves the start of the log on the disk when that frees
+                         * a quarter of the journal, so unless writing outran the flushing, the log
+                         * ends within a quarter or so of it. Look there first.
+                         */
+                        if (!run->target && width == run->hi && width == w->length)
+                                d = nk + (run->hi - nk) / 4;
 
                         width = run->hi - nk;
                         interpolated = bisect ? 0 : interpolated + 1;

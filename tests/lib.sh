@@ -293,6 +293,12 @@ logdump_start() {
 }
 
 # close_to WHAT VALUE EXPECTED SLACK: VALUE within SLACK seconds of EXPECTED
+# between NAME VALUE LO HI: LO <= VALUE <= HI (a time taken between two readings of the clock: no
+# assumption on how long what came between took)
+between() {
+        [ -n "$2" ] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] || fail "$1: '$2' is not between $3 and $4"
+}
+
 close_to() {
         [ -n "$2" ] && [ "$2" -ge $(($3 - $4)) ] && [ "$2" -le $(($3 + $4)) ] ||
                 fail "$1: '$2' is not within $4 s of $3"

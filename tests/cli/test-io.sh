@@ -46,10 +46,11 @@ for args in "status --json" "set --dry-run"; do
         trace "$big" $args --device "$big" --not-before 2026-01-01
         echo "$args: 64 MiB image: $small_reads read(s), $small_bytes bytes; 1 TiB image: $READS read(s), $BYTES bytes"
         # The 1 TiB journal is 1 GiB: its extent tree has a level more (one read; its checksum is not
-        # verified, which would read the inode too). Each read may take two contiguous journal blocks.
+        # verified, which would read the inode too). The journal's search reads 16 blocks where the
+        # log starts: zeros, an empty log.
         [ "$small_reads" -ge 4 ] && [ "$small_reads" -le 8 ] || fail "$args: 64 MiB: $small_reads reads"
         [ "$READS" -ge 4 ] && [ "$READS" -le 8 ] || fail "$args: 1 TiB: $READS reads"
-        [ "$BYTES" -le 49152 ] || fail "$args: 1 TiB: read $BYTES bytes"
+        [ "$BYTES" -le 98304 ] || fail "$args: 1 TiB: read $BYTES bytes"
 done
 
 # Without the journal and the stamp files, one superblock: at most 4 KiB whatever the size.

@@ -16,6 +16,7 @@ trap 'umount "$MNT" 2>/dev/null || true; cleanup' EXIT
 # writes N: N writes, each synced to the file (a journal commit each)
 writes() {
         local i
+        WRITES_FROM=$(date +%s)
         for ((i = 0; i < $1; i++)); do
                 echo "$i" >>"$MNT/log"
                 sync "$MNT/log"
@@ -33,7 +34,7 @@ powercut() {
         assert_eq "$(jqo '.devices[0].journal.newest | "\(.sequence) \(.block)"')" "$(logdump_last "$TMP/$name.cut")" \
                 "$name: newest commit against debugfs logdump"
         assert_eq "$(jqo .source)" journal:last_commit "$name: winner"
-        close_to "$name: estimate" "$(jqo .estimate)" "$last" 3
+        between "$name: estimate" "$(jqo .estimate)" "$WRITES_FROM" "$last"
         echo "$name: $(jqo '.devices[0].journal | "\(.features); sequence \(.newest.sequence) at block \(.newest.block); \(.blocks_read) blocks read"')"
 }
 
@@ -41,21 +42,21 @@ powercut() {
 mkimg "$TMP/ro.img" 1700000000 64M -t ext4
 mount -o loop "$TMP/ro.img" "$MNT"
 writes 20
-last=$(date +%s)
 mount -o remount,ro "$MNT"
+after=$(date +%s)
 cp --sparse=always "$TMP/ro.img" "$TMP/ro.cut"
 cf status --json --device "$TMP/ro.cut" --not-before 2020-01-01 --now 2000-01-01
 assert_eq "$(jqo '.devices[0].journal.state')" clean "remount ro: state"
-close_to "remount ro: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
-close_to "remount ro: estimate" "$(jqo .estimate)" "$last" 2
+between "remount ro: last commit" "$(jqo '.devices[0].journal.newest.time')" "$WRITES_FROM" "$after"
+between "remount ro: estimate" "$(jqo .estimate)" "$WRITES_FROM" "$after"
 echo "remount ro: $(jqo '.devices[0].journal | "head \(.head); \(.blocks_read) blocks read"')"
 
 # Unmount: emptied again. Linux >= 6.5 records the head: the newest commit in two reads.
 umount "$MNT"
-last=$(date +%s)
+after=$(date +%s)
 cf status --json --device "$TMP/ro.img" --not-before 2020-01-01 --now 2000-01-01
 assert_eq "$(jqo '.devices[0].journal.state')" clean "unmount: state"
-close_to "unmount: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
+between "unmount: last commit" "$(jqo '.devices[0].journal.newest.time')" "$WRITES_FROM" "$after"
 if kernel_at_least 6 5; then
         [ "$(jqo '.devices[0].journal.head')" -gt 0 ] || fail "unmount: Linux $(uname -r) recorded no head"
         assert_eq "$(jqo '.devices[0].journal.blocks_read')" 2 "unmount: blocks read with the head"
@@ -120,11 +121,11 @@ jdev=$DEV
 mkimg "$TMP/ext.img" 1700000000 64M -t ext4 -b 4096 -J device="$jdev"
 mount -o loop "$TMP/ext.img" "$MNT"
 writes 20
-last=$(date +%s)
 umount "$MNT"
+after=$(date +%s)
 cf status --json --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
 assert_eq "$(jqo '.devices[0].journal | "\(.location) \(.journal_device)"')" "device $jdev" "external: found"
-close_to "external: last commit" "$(jqo '.devices[0].journal.newest.time')" "$last" 2
+between "external: last commit" "$(jqo '.devices[0].journal.newest.time')" "$WRITES_FROM" "$after"
 
 # The journal device gone (an unplugged disk): not waited for beyond a second, even with --wait;
 # the superblock's times are used, with a warning.

@@ -42,8 +42,8 @@ while read -r source time verdict; do
 done <"$TMP/sources"
 assert_match "$ERR" "^<7>clockfix: $cut: superblock:first_error never set$" "-v: a time never set"
 assert_match "$ERR" "^<7>clockfix: $cut: journal inode 8 .*dirty, oldest sequence [0-9]+" "-v: the journal"
-assert_match "$ERR" "^<7>clockfix: journal: (probe|look) at block [0-9]+.*: commit block [0-9]+, sequence [0-9]+, 20" \
-        "-v: a probe finding a commit"
+assert_match "$ERR" "^<7>clockfix: journal: (probe at block [0-9]+.*|look at block [0-9]+.*|transaction [0-9]+): commit block [0-9]+, sequence [0-9]+, 20" \
+        "-v: the search finding a commit"
 
 # The journal blocks read: as status --json counts them.
 blocks=$(sed -n 's/^<7>clockfix: journal: \([0-9]*\) of [0-9]* blocks read by the search in [0-9]* reads[^:]*: \([0-9]*\) device reads.*/\1 \2/p' <<<"$ERR")
