@@ -722,9 +722,9 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                                 device_name(d), d->journal.jbd2.read_errors);
                 else if (d->have_journal && d->journal.jbd2.budget_exhausted)
                         log_info(
-                                "%s: journal: stopped after %u blocks (--journal-budget): a newer commit may "
+                                "%s: journal: stopped after %u reads (--journal-budget): a newer commit may "
                                 "exist",
-                                device_name(d), d->journal.jbd2.blocks_read);
+                                device_name(d), d->journal.jbd2.reads);
                 for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
                         /* Not there, or on another filesystem than / (a separate /var): as expected. */
                         if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT &&

@@ -63,10 +63,9 @@ static int counted_read(struct device_reads *d, blk64_t physical, uint32_t count
 static void device_reads_done(const struct device_reads *d, const struct jbd2_report *rep, int k)
 {
         if (k == 0)
-                log_debug(
-                        "journal: %u of %u blocks read by the search in %u reads%s: %u device reads, %" PRIu64
-                        " bytes",
-                        rep->blocks_read, rep->budget, rep->reads,
+                log_debug("journal: %u of %u reads by the search, %u blocks%s: %u device reads, %" PRIu64
+                          " bytes",
+                        rep->reads, rep->budget, rep->blocks_read,
                         rep->budget_exhausted ? " (budget spent)" : "", d->reads, d->bytes_read);
         else
                 log_debug("journal: %u device reads, %" PRIu64 " bytes", d->reads, d->bytes_read);

@@ -386,8 +386,7 @@ static void text_journal(FILE *f, const struct device_report *d)
                 else
                         fputs("; none plausible", f);
         }
-        fprintf(f, "; %u of %u blocks read in %u read%s%s%s", r->blocks_read, r->budget, r->reads,
-                r->reads == 1 ? "" : "s",
+        fprintf(f, "; %u of %u reads, %u blocks%s%s", r->reads, r->budget, r->blocks_read,
                 r->budget_exhausted ? " (budget spent: a newer commit may exist)" : "",
                 r->bad_checksums ? ", bad checksums met" : "");
         if (r->read_errors)

@@ -46,7 +46,7 @@ assert_match "$ERR" "^<7>clockfix: journal: (probe at block [0-9]+.*|look at blo
         "-v: the search finding a commit"
 
 # The journal blocks read: as status --json counts them.
-blocks=$(sed -n 's/^<7>clockfix: journal: \([0-9]*\) of [0-9]* blocks read by the search in [0-9]* reads[^:]*: \([0-9]*\) device reads.*/\1 \2/p' <<<"$ERR")
+blocks=$(sed -n 's/^<7>clockfix: journal: [0-9]* of [0-9]* reads by the search, \([0-9]*\) blocks[^:]*: \([0-9]*\) device reads.*/\1 \2/p' <<<"$ERR")
 set -- $blocks
 [ $# == 2 ] && [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$2" -le "$1" ] || fail "-v: journal read count: '$blocks'"
 assert_eq "$1" "$(jqo '.devices[0].journal.blocks_read')" "-v: journal blocks read against --json"
