@@ -101,6 +101,9 @@ enum {
  */
 #define SEQUENCE_GAP_MAX 4u
 
+/* Unreadable blocks remembered, so that a block read again is not counted again. */
+#define BAD_MAX 64u
+
 struct header {
         uint32_t pos; /* in the log: 0 is its first block */
         uint32_t type;
@@ -125,6 +128,9 @@ struct walk {
         uint32_t held_pos, held_n;
         /* What the log has shown of the size of its transactions. */
         uint64_t seen_blocks, seen_transactions;
+        /* Blocks that could not be read, counted once each in the report. */
+        uint32_t bad[BAD_MAX];
+        unsigned n_bad;
 };
 
 static uint32_t get_be32(const uint8_t *p)
@@ -212,6 +218,21 @@ static bool may_read(struct walk *w)
  */
 static void read_run(struct walk *w, uint32_t pos, uint32_t n, uint8_t *buf, uint8_t *unreadable)
 {
+        const size_t size = w->rep->blocksize;
+
+        /* A block known to be unreadable is not read again: what is around it is. */
+        for (unsigned i = 0; i < w->n_bad; i++)
+                if (w->bad[i] >= pos && w->bad[i] - pos < n) {
+                        uint32_t k = w->bad[i] - pos;
+
+                        if (k > 0)
+                                read_run(w, pos, k, buf, unreadable);
+                        unreadable[k] = 1;
+                        if (n - k - 1 > 0)
+                                read_run(
+                                        w, pos + k + 1, n - k - 1, buf + (k + 1) * size, unreadable + k + 1);
+                        return;
+                }
         if (!may_read(w)) {
                 memset(unreadable, 1, n);
                 return;
@@ -223,13 +244,18 @@ static void read_run(struct walk *w, uint32_t pos, uint32_t n, uint8_t *buf, uin
         }
         if (n == 1) {
                 unreadable[0] = 1;
+                for (unsigned i = 0; i < w->n_bad; i++)
+                        if (w->bad[i] == pos)
+                                return; /* counted already */
+                if (w->n_bad < BAD_MAX)
+                        w->bad[w->n_bad++] = pos;
                 w->rep->read_errors++;
                 log_debug("journal: block %u cannot be read", block_of(w, pos));
                 return;
         }
         uint32_t half = n / 2;
         read_run(w, pos, half, buf, unreadable);
-        read_run(w, pos + half, n - half, buf + (size_t)half * w->rep->blocksize, unreadable + half);
+        read_run(w, pos + half, n - half, buf + half * size, unreadable + half);
 }
 
 /*
