@@ -101,6 +101,9 @@ enum {
  */
 #define SEQUENCE_GAP_MAX 4u
 
+/* Reads kept for the halving when the budget cannot read back to a plausible commit. */
+#define HALVING_READS 8u
+
 /* Unreadable blocks remembered, so that a block read again is not counted again. */
 #define BAD_MAX 64u
 
@@ -980,6 +983,21 @@ static int implausible_newest(struct walk *w, uint32_t newest_pos, uint32_t newe
         }
         if (far > 0 && affordable(w, far))
                 return scan_back(w, newest_pos, newest);
+        if (far > 0 && w->rep->budget > w->rep->reads + HALVING_READS + 2) {
+                /*
+                 * The gallop may have stepped over the answer, nearer than that plausible
+                 * commit: read back as far as the budget allows, keeping enough to halve.
+                 */
+                unsigned budget = w->rep->budget;
+
+                w->rep->budget = budget - HALVING_READS;
+                k = scan_back(w, newest_pos, newest);
+                w->rep->budget = budget;
+                if (k == 0) {
+                        w->rep->budget_exhausted = false;
+                        return 0;
+                }
+        }
 
         w->rep->budget_exhausted = true;
         log_debug("journal: the budget cannot read back to the newest plausible commit: looking for one by "
