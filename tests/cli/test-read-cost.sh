@@ -5,7 +5,9 @@
 # prints its tables whole: every disk in each, every figure a number, the goals of issue 16. The
 # figures themselves are the benchmark's business, not asserted here, but for what holds whatever
 # the journal search does: the superblock alone is one read, and the whole run reads at least
-# what the journal search read.
+# what the journal search read. Its wrong-clock disk (j4-dirty's newest commits redated to 2000)
+# has a row in each table, and one in that of the newest plausible commit against the oracle,
+# where its newest commit is not the oracle's best.
 . "$SRCDIR/tests/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount images (CI runs as root)"
@@ -15,16 +17,23 @@ READCOST_CACHE=${READCOST_CACHE:-$TMP/cache} bash "$SRCDIR/bench/read-cost" --sm
 cat "$TMP/table"
 echo "read-cost --smoke: $(($(date +%s) - started)) s"
 
+# table HEADER-START: the rows of the table whose header starts so
+table() {
+        awk -v h="$1" 'index($0, h) == 1 { t = 1; next } t && !/^\|/ { t = 0 } t && /^\| [a-z]/' "$TMP/table"
+}
 header=$(grep '^| disk | journal reads |' "$TMP/table") || fail "no table of reads"
 assert_eq "$(awk -F'|' '{ print NF - 2 }' <<<"$header")" 15 "columns of the table"
-rows=$(grep -E '^\| (j4|root)-(dirty|clean) \| [0-9-]' "$TMP/table" | grep -v 'disk reads') || true
+rows=$(table '| disk | journal reads |')
 for d in j4-dirty j4-clean; do
         grep -q "^| $d | " <<<"$rows" || fail "no row for $d"
         grep -q "^- \*\*$d\*\*: ext4 of 64M, 4 MiB journal: [0-9]* transactions written" "$TMP/table" || fail "no label for $d"
 done
+grep -q "^| j4-dirty-wrong-short | " <<<"$rows" || fail "no row for j4-dirty-wrong-short"
 grep -q '^- \*\*j4-dirty\*\*: .*; dirty (a power cut), live log: [0-9]* transactions' "$TMP/table" ||
         fail "j4-dirty: not a dirty log"
 grep -q '^- \*\*j4-clean\*\*: .*; clean' "$TMP/table" || fail "j4-clean: not a clean log"
+grep -q '^- \*\*j4-dirty-wrong-short\*\*: j4-dirty, the newest [0-9]* of the [0-9]* transactions of its live log .* dated from 2000-01-01 on' \
+        "$TMP/table" || fail "no label for j4-dirty-wrong-short"
 while IFS='|' read -r _ disk jr jb cr cb sr sb rr rb tc ts tr mc ms mr _; do
         disk=${disk// /}
         for v in "$jr" "$jb" "$cr" "$cb" "$sr" "$sb" "$rr" "$rb" "$mc" "$ms" "$mr"; do
@@ -42,7 +51,31 @@ while IFS='|' read -r _ disk jr jb cr cb sr sb rr rb tc ts tr mc ms mr _; do
         [ "${cr// /}" -ge "${jr// /}" ] || fail "$disk: the whole run read less ($cr) than the journal search ($jr)"
         [ "${rr// /}" -ge 1 ] || fail "$disk: the recipe read nothing"
 done <<<"$rows"
+
+# The newest plausible commit against the oracle: a row for every disk of the table of reads.
+header=$(grep "^| disk | newest commit | oracle's best |" "$TMP/table") || fail "no table of the oracle"
+assert_eq "$(awk -F'|' '{ print NF - 2 }' <<<"$header")" 11 "columns of the table of the oracle"
+orows=$(table "| disk | newest commit | oracle's best |")
+assert_eq "$(cut -d'|' -f2 <<<"$orows")" "$(cut -d'|' -f2 <<<"$rows")" "the disks of the table of the oracle"
+while IFS='|' read -r _ disk newest oracle b32 r32 s32 ok32 b1000 r1000 s1000 ok1000 _; do
+        disk=${disk// /}
+        [[ $newest =~ ^\ [0-9]+\ \([0-9]{4}-[0-9]{2}-[0-9]{2}\)\ $ ]] || fail "$disk: newest commit '$newest'"
+        for v in "$oracle" "$b32" "$b1000"; do
+                [[ ${v// /} =~ ^([0-9]+|none)$ ]] || fail "$disk: '$v' is not a sequence number"
+        done
+        for v in "$r32" "$r1000"; do
+                [[ ${v// /} =~ ^[0-9]+$ ]] || fail "$disk: '$v' is not a number"
+        done
+        for v in "$s32" "$ok32" "$s1000" "$ok1000"; do
+                [[ ${v// /} =~ ^(yes|no)$ ]] || fail "$disk: '$v' is not yes or no"
+        done
+        newest=${newest%% (*} oracle=${oracle// /}
+        [ "$disk" != j4-dirty-wrong-short ] || [ "${newest// /}" != "$oracle" ] ||
+                fail "$disk: the newest commit is the oracle's best: not a wrong clock"
+done <<<"$orows"
+grep -q "^clockfix's best is the oracle's on [0-9]* of [0-9]* disks" "$TMP/table" || fail "no count of the oracle's answers"
 grep -q '^| the journal in at most 12 read operations, on every disk | at most [0-9]* ' "$TMP/table" || fail "no goal for the journal"
 grep -q '^| the whole `clockfix set` on the real root' "$TMP/table" || fail "no goal for the real root"
 grep -q '^| a throttled boot.s clockfix in at most 500 ms' "$TMP/table" || fail "no goal for the throttled boot"
+grep -q '^| a last boot with a wrong clock: the newest plausible commit' "$TMP/table" || fail "no goal for the wrong clock"
 echo ok
