@@ -626,6 +626,41 @@ static void test_v1_untimed(void)
         jm_free(&m);
 }
 
+/*
+ * Linux before 6.5, clean (no head): one boot came around the log, and a
+ * transaction of several descriptors straddles its end. The run found from
+ * the first block starts at that transaction's descriptor after the end; a
+ * probe near the end of the log lands on an earlier descriptor of the same
+ * transaction, and the commit before that landing (of the transaction before
+ * it, outside the run) must not be taken for the run's newest.
+ */
+static void test_straddling_first_transaction(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t split = 244, lastc = 0;
+        uint64_t t = T2027;
+
+        jm_init(&m, 1024, 1457, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT | JM_INCOMPAT_REVOKE, 0, 1000);
+        /* Transactions of 3 blocks (and revoke-only ones of 2) up to split blocks before the end. */
+        while ((jm_last(&m) + 1 - split) - m.pos >= 3 && (jm_last(&m) + 1 - split) - m.pos != 4)
+                jm_transaction(&m, 1, false, true, t++, 0);
+        while (m.pos < jm_last(&m) + 1 - split)
+                jm_transaction(&m, 0, true, true, t++, 0);
+        check_int(m.pos, 1213);
+        jm_transaction(&m, 303, false, true, t++, 0); /* 5 descriptors, to block 65 past the end */
+        check_int(m.pos, 66);
+        for (uint32_t i = 0; i < 23; i++)
+                lastc = jm_transaction(&m, 1, false, true, t++, 0);
+        jm_set_clean(&m, m.next_sequence + 1, 0);
+        check_int(walk_budget(&m, -1, 1000, &r, NULL), 0);
+        check(r.newest.found);
+        check_int(r.newest.block, lastc);
+        check_int(r.newest.sequence, m.next_sequence - 1);
+        check(!r.budget_exhausted);
+        jm_free(&m);
+}
+
 static bool seq_after32(uint32_t a, uint32_t b)
 {
         return (int32_t)(a - b) > 0;
@@ -742,6 +777,7 @@ int main(void)
         test_fast_commit();
         test_damage();
         test_v1_untimed();
+        test_straddling_first_transaction();
         test_random();
         test_end();
 }
