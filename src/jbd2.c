@@ -654,7 +654,9 @@ static int commit_before_landing(struct walk *w, struct run *run)
 
                         if (header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
                                 (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
-                                seq_after(run->last.sequence, h.sequence)) {
+                                seq_after(run->last.sequence, h.sequence) &&
+                                /* the run's: not older than its first transaction */
+                                !seq_after(run->seq0, h.sequence)) {
                                 take(w, run, &h);
                                 return 0;
                         }
