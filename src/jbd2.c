@@ -194,6 +194,12 @@ static bool is_held(const struct walk *w, uint32_t pos)
         return w->held_n > 0 && distance(w, w->held_pos, pos) < w->held_n;
 }
 
+/* Whether a block held could not be read. */
+static bool unreadable_held(const struct walk *w)
+{
+        return memchr(w->unreadable, 1, w->held_n) != NULL;
+}
+
 /* Block pos, if it is held and could be read; else NULL. */
 static const uint8_t *held(const struct walk *w, uint32_t pos)
 {
@@ -541,7 +547,7 @@ static void follow(struct walk *w, struct run *run)
 
 /*
  * The first header among the blocks held from pos; with_data is set when a
- * block there is neither a header nor zeros.
+ * block there is neither a header nor zeros, or could not be read.
  */
 static bool first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *ret, bool *with_data)
 {
@@ -550,8 +556,10 @@ static bool first_header(struct walk *w, uint32_t pos, uint32_t n, struct header
                 uint32_t p = wrap(w, (uint64_t)pos + i);
                 const uint8_t *b = held(w, p);
 
-                if (!b)
+                if (!b) {
+                        *with_data = true; /* unreadable: it says nothing of where the log ends */
                         continue;
+                }
                 if (header_at(w, p, ret))
                         return true;
                 if (!all_zero(b, w->rep->blocksize))
@@ -587,19 +595,27 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 read += (uint32_t)k;
                 if ((uint32_t)k < n && !found)
                         return -ENOBUFS; /* not all of it read: no conclusion */
-                if (found || !with_data || read >= min_u32(w->max_tags + 2, span))
+                if (found || !with_data || read >= span)
+                        break;
+                /* Past where a header must come, unless blocks could not be read: read on past them. */
+                if (read >= w->max_tags + 2 && !unreadable_held(w))
                         break;
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
-                n = min_u32(min_u32(w->max_tags + 2, span) - read, CHUNK_MAX);
+                n = min_u32(read < w->max_tags + 2 ? w->max_tags + 2 - read : probe_blocks(w), CHUNK_MAX);
+                n = min_u32(n, span - read);
         }
         log_debug("journal: probe at block %u, %u block(s): %s", block_of(w, pos), (unsigned)read,
                 found               ? describe(w, &h, buf, sizeof(buf))
                         : with_data ? "data blocks only"
                                     : "zeros, never written");
-        if (found &&
-                (seq_after(h.sequence, run->last.sequence) ||
-                        (h.sequence == run->last.sequence && run->last.type != BLOCK_COMMIT)) &&
-                !seq_after(h.sequence, w->max)) {
+        /*
+         * A header of the run: newer than its last, or of the same transaction further on, within
+         * what one transaction can span (jbd2 holds one to a quarter of the journal): further,
+         * it is the same transaction's start, come around the end of the log before the run.
+         */
+        bool same = found && h.sequence == run->last.sequence && run->last.type != BLOCK_COMMIT &&
+                distance(w, run->last.pos, h.pos) <= w->length / 4 + w->max_tags + 2;
+        if (found && (seq_after(h.sequence, run->last.sequence) || same) && !seq_after(h.sequence, w->max)) {
                 if (!run->landed)
                         run->landed_from = run->last.next;
                 take(w, run, &h);
@@ -706,7 +722,7 @@ static int find_end(struct walk *w, struct run *run)
 
                         width = run->hi - nk;
                         interpolated = bisect ? 0 : interpolated + 1;
-                        k = d < nk + chunk ? load(w, run->last.next, chunk) : probe(w, run, d);
+                        k = d - nk < chunk ? load(w, run->last.next, chunk) : probe(w, run, d);
                 }
                 if (k < 0)
                         return k;
@@ -738,7 +754,7 @@ static int run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct hea
 /*
  * Linux >= 6.5 records in a clean superblock where the next transaction
  * goes: the newest commit is the block before it, numbered s_sequence - 1
- * (or - 2 after a mount that wrote nothing). 1 with *ret, 0, -ENOBUFS.
+ * (or a few less after mounts that wrote nothing). 1 with *ret, 0, -ENOBUFS.
  */
 static int commit_before_head(struct walk *w, struct header *ret)
 {
@@ -752,8 +768,9 @@ static int commit_before_head(struct walk *w, struct header *ret)
         bool found = header_at(w, pos, ret);
         log_debug("journal: look at block %u, before the head: %s", block_of(w, pos),
                 found ? describe(w, ret, buf, sizeof(buf)) : "no header");
+        /* One under s_sequence; two or more after mounts that wrote nothing. */
         return found && ret->type == BLOCK_COMMIT &&
-                (ret->sequence == r->sequence - 1 || ret->sequence == r->sequence - 2);
+                seq_between(ret->sequence, r->sequence - 1 - SEQUENCE_GAP_MAX, r->sequence - 1);
 }
 
 /*
@@ -1006,7 +1023,7 @@ static int implausible_newest(struct walk *w, uint32_t newest_pos, uint32_t newe
                   "halving");
         if (far == 0)
                 return previous_boot(w, newest_pos, newest);
-        while (far > near + PROBE_MAX) {
+        while (far > near && far - near > PROBE_MAX) {
                 uint32_t mid = near + (far - near) / 2, was_near = near, was_far = far;
 
                 k = probe_back(w, newest_pos, mid, newest, &near, &far);

@@ -77,10 +77,12 @@ char *jbd2_features(const struct jbd2_report *r, char *buf, size_t size);
  * window->not_after], making at most budget reads through src: the commit
  * with the highest sequence number among those whose time is in the window,
  * as a reading of every block of the log would find it, whenever the budget
- * allows (ret->budget_exhausted is false). The log is ordered by sequence
- * number, so the newest commit is searched for, not scanned for; only when
- * its time is not plausible are the commits before it read one by one.
- * Corrupt, torn or unreadable blocks end a run of transactions.
+ * allows (ret->budget_exhausted is false) and the log is whole. The log is
+ * ordered by sequence number, so the newest commit is searched for, not
+ * scanned for; only when its time is not plausible are the commits before it
+ * read. A corrupt or torn block ends a run of transactions: a newer commit
+ * may lie past it (ret->bad_checksums, ret->read_errors say so); unreadable
+ * blocks are read past.
  *
  * Returns 0 with *ret filled (ret->best.found is false when no commit has a
  * plausible time; ret->newest then says what was there), or a negative errno

@@ -54,6 +54,8 @@ enum stamps_why stamps_needed(const struct journal_report *journal, bool fast_co
         j = &journal->jbd2;
         if (j->budget_exhausted)
                 return STAMPS_BUDGET_SPENT;
+        if (j->bad_checksums || j->read_errors)
+                return STAMPS_JOURNAL_DAMAGED;
         if (!j->newest.found)
                 return STAMPS_NO_COMMIT;
         /* The newest commit must be the newest plausible one: a stamp written after it can be no newer. */
@@ -81,6 +83,8 @@ const char *stamps_why_to_text(enum stamps_why why)
                         "the filesystem uses fast commits, which log inode changes without a time",
                 [STAMPS_BUDGET_SPENT] =
                         "the journal's search stopped for its budget: a newer commit may exist",
+                [STAMPS_JOURNAL_DAMAGED] =
+                        "blocks of the journal were corrupt or unreadable: a newer commit may lie past them",
                 [STAMPS_NO_COMMIT] = "the journal holds no commit",
                 [STAMPS_NEWEST_IMPLAUSIBLE] = "the journal's newest commit is not plausible",
         };

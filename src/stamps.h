@@ -51,6 +51,8 @@ enum stamps_why {
         STAMPS_FAST_COMMIT,
         /* Read: the journal's search stopped for its budget: a newer commit may exist. */
         STAMPS_BUDGET_SPENT,
+        /* Read: blocks of the journal were corrupt or unreadable: a newer commit may lie past them. */
+        STAMPS_JOURNAL_DAMAGED,
         /* Read: the journal holds no commit. */
         STAMPS_NO_COMMIT,
         /* Read: the newest commit is not plausible, and a stamp may be newer than the newest that is. */

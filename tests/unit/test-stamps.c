@@ -123,6 +123,14 @@ static void test_needed(void)
         /* The search stopped for its budget: a newer commit may lie beyond what it read. */
         j.jbd2.budget_exhausted = true;
         check_int(stamps_needed(&j, false, false), STAMPS_BUDGET_SPENT);
+        j.jbd2.budget_exhausted = false;
+        j.jbd2.bad_checksums = 1;
+        check_int(stamps_needed(&j, false, false), STAMPS_JOURNAL_DAMAGED);
+        j.jbd2.bad_checksums = 0;
+        j.jbd2.read_errors = 2;
+        check_int(stamps_needed(&j, false, false), STAMPS_JOURNAL_DAMAGED);
+        j.jbd2.read_errors = 0;
+        j.jbd2.budget_exhausted = true;
 
         /* What gather decides alone reads nothing either; every reason has a text. */
         check(!stamps_why_reads(STAMPS_NOT_ASKED));
