@@ -247,6 +247,7 @@ static void read_run(struct walk *w, uint32_t pos, uint32_t n, uint8_t *buf, uin
                 return;
         }
         w->rep->reads++;
+        w->rep->blocks_read += n;
         if (w->src->read(w->src->userdata, block_of(w, pos), n, buf) == 0) {
                 memset(unreadable, 0, n);
                 return;
@@ -297,7 +298,6 @@ static int load(struct walk *w, uint32_t pos, uint32_t n)
                 uint32_t run = min_u32(n - w->held_n, w->length - at);
 
                 read_run(w, at, run, w->buf + w->held_n * size, w->unreadable + w->held_n);
-                r->blocks_read += run;
                 w->held_n += run;
         }
         return w->held_n > 0 ? (int)w->held_n : -ENOBUFS;
