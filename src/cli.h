@@ -7,7 +7,7 @@
 
 #include "time-util.h"
 
-/* Exit statuses, documented in README.md and `clockfix --help`. */
+/* Exit statuses, documented in man/clockfix.8 (EXIT STATUS) and `clockfix --help`. */
 enum {
         EXIT_OK = 0,         /* the clock is at or past the target (set, or nothing to do) */
         EXIT_FAIL = 1,       /* unexpected failure (out of memory, the kernel refused the time) */
