@@ -116,7 +116,7 @@ struct header {
 
 struct walk {
         const struct jbd2_source *src;
-        const struct policy *window;
+        const struct window *window;
         struct jbd2_report *rep;
         uint32_t length; /* blocks in the log: last - first + 1 */
         uint32_t max;    /* the highest sequence number the log can hold */
@@ -1209,7 +1209,7 @@ static int search(struct walk *w)
                 w, run.commit_pos, run.commit.sequence, run.pos0 == 0 ? run.commit_pos : w->length - 1);
 }
 
-int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window, unsigned budget,
+int jbd2_find_commit(const struct jbd2_source *src, const struct window *window, unsigned budget,
         struct jbd2_report *ret, const char **ret_reason)
 {
         struct jbd2_report rep = { .budget = budget };
