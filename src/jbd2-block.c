@@ -198,18 +198,9 @@ const char *jbd2_describe(const struct walk *w, const struct header *h, char *bu
         return buf;
 }
 
-/* Checks the journal superblock in w->buf and fills w and the geometry of w->rep. 0, or -errno with *reason.
- */
-int jbd2_parse_superblock(struct walk *w, const char **reason)
+/* The fields of journal superblock b, of that type, into r. */
+static void superblock_fields(struct jbd2_report *r, const uint8_t *b, uint32_t type)
 {
-        const struct jbd2_source *src = w->src;
-        struct jbd2_report *r = w->rep;
-        const uint8_t *b = w->buf;
-        uint32_t type = get_be32(b + 4), fc_blocks = 0;
-
-        if (get_be32(b) != JBD2_MAGIC || (type != BLOCK_SUPERBLOCK_V1 && type != BLOCK_SUPERBLOCK_V2))
-                return *reason = "no journal superblock (bad magic number)", -EMEDIUMTYPE;
-
         r->blocksize = get_be32(b + JSB_BLOCKSIZE);
         r->maxlen = get_be32(b + JSB_MAXLEN);
         r->first = get_be32(b + JSB_FIRST);
@@ -221,21 +212,41 @@ int jbd2_parse_superblock(struct walk *w, const char **reason)
                 r->feature_incompat = get_be32(b + JSB_INCOMPAT);
                 r->head = get_be32(b + JSB_HEAD);
         }
+}
 
-        if (r->blocksize != src->blocksize)
-                return *reason = "journal block size differs from the filesystem's", -EUCLEAN;
-        if (r->feature_incompat & ~INCOMPAT_KNOWN)
-                return *reason = "journal uses features this clockfix does not know", -EOPNOTSUPP;
-        if ((r->feature_incompat & INCOMPAT_CSUM_V2) && (r->feature_incompat & INCOMPAT_CSUM_V3))
-                return *reason = "journal superblock claims checksums of versions 2 and 3", -EUCLEAN;
+/*
+ * Checks the block size, the features and the checksum of journal superblock
+ * b, and fills what w needs to read the log's blocks: whether they carry
+ * checksums, the seed, the size of tags. 0, or -errno with *reason.
+ */
+static int parse_features(struct walk *w, const uint8_t *b, const char **reason)
+{
+        const struct jbd2_report *r = w->rep;
+
+        if (r->blocksize != w->src->blocksize) {
+                *reason = "journal block size differs from the filesystem's";
+                return -EUCLEAN;
+        }
+        if (r->feature_incompat & ~INCOMPAT_KNOWN) {
+                *reason = "journal uses features this clockfix does not know";
+                return -EOPNOTSUPP;
+        }
+        if ((r->feature_incompat & INCOMPAT_CSUM_V2) && (r->feature_incompat & INCOMPAT_CSUM_V3)) {
+                *reason = "journal superblock claims checksums of versions 2 and 3";
+                return -EUCLEAN;
+        }
 
         w->csum = r->feature_incompat & (INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3);
         if (w->csum) {
-                if (b[JSB_CHECKSUM_TYPE] != CHECKSUM_CRC32C)
-                        return *reason = "journal checksum type is not crc32c", -EUCLEAN;
+                if (b[JSB_CHECKSUM_TYPE] != CHECKSUM_CRC32C) {
+                        *reason = "journal checksum type is not crc32c";
+                        return -EUCLEAN;
+                }
                 /* The superblock's own: over its 1 KiB, seeded with ~0, not with the UUID. */
-                if (!checksum_matches(b, ~0u, JSB_SIZE, JSB_CHECKSUM))
-                        return *reason = "journal superblock checksum does not match", -EUCLEAN;
+                if (!checksum_matches(b, ~0u, JSB_SIZE, JSB_CHECKSUM)) {
+                        *reason = "journal superblock checksum does not match";
+                        return -EUCLEAN;
+                }
                 w->seed = ext2fs_crc32c_le(~0u, b + 0x30, 16);
         }
         if (w->csum && (r->feature_incompat & INCOMPAT_CSUM_V3))
@@ -244,13 +255,20 @@ int jbd2_parse_superblock(struct walk *w, const char **reason)
                 w->tag_bytes = 12 + (w->csum ? 2 : 0) - ((r->feature_incompat & INCOMPAT_64BIT) ? 0 : 4);
         /* The first tag carries the UUID, the others say it is the same. */
         w->max_tags = (uint32_t)((r->blocksize - HEADER_SIZE - 16) / w->tag_bytes + 1);
+        return 0;
+}
 
-        /*
-         * The fast-commit area takes the end of the journal. jbd2 clears its
-         * flag in the superblock whenever it empties the log, so the
-         * filesystem's own feature says whether the area is there.
-         */
-        if ((r->feature_incompat & INCOMPAT_FAST_COMMIT) || src->fast_commit) {
+/*
+ * The blocks of the fast-commit area, which takes the end of the journal.
+ * jbd2 clears its flag in the superblock whenever it empties the log, so the
+ * filesystem's own feature says whether the area is there.
+ */
+static uint32_t fast_commit_blocks(const struct walk *w, const uint8_t *b, uint32_t type)
+{
+        const struct jbd2_report *r = w->rep;
+        uint32_t fc_blocks = 0;
+
+        if ((r->feature_incompat & INCOMPAT_FAST_COMMIT) || w->src->fast_commit) {
                 fc_blocks = type == BLOCK_SUPERBLOCK_V2 ? get_be32(b + JSB_NUM_FC_BLOCKS) : 0;
                 if (fc_blocks == 0)
                         fc_blocks = FAST_COMMIT_DEFAULT_BLOCKS;
@@ -258,27 +276,71 @@ int jbd2_parse_superblock(struct walk *w, const char **reason)
                 if (fc_blocks >= r->maxlen || r->maxlen - fc_blocks < JBD2_MIN_LOG_BLOCKS)
                         fc_blocks = 0;
         }
+        return fc_blocks;
+}
 
-        if (r->maxlen > src->max_blocks)
-                return *reason = "journal superblock claims more blocks than the journal has", -EUCLEAN;
+/* Checks where the log lies and fills its end and w->length. 0, or -EUCLEAN with *reason. */
+static int parse_geometry(struct walk *w, uint32_t fc_blocks, const char **reason)
+{
+        const struct jbd2_source *src = w->src;
+        struct jbd2_report *r = w->rep;
+
+        if (r->maxlen > src->max_blocks) {
+                *reason = "journal superblock claims more blocks than the journal has";
+                return -EUCLEAN;
+        }
         if (r->first <= src->sb_block || r->first >= r->maxlen || fc_blocks >= r->maxlen - r->first ||
-                r->maxlen - fc_blocks - r->first < 2)
-                return *reason = "journal superblock gives a log of impossible size", -EUCLEAN;
+                r->maxlen - fc_blocks - r->first < 2) {
+                *reason = "journal superblock gives a log of impossible size";
+                return -EUCLEAN;
+        }
         r->last = r->maxlen - fc_blocks - 1;
         w->length = r->last - r->first + 1;
-        if (r->dirty && !valid_block(r, r->start))
-                return *reason = "journal superblock puts the start of the log outside it", -EUCLEAN;
-
-        if (src->fs_uuid) {
-                uint32_t users = type == BLOCK_SUPERBLOCK_V2 ? get_be32(b + JSB_NR_USERS) : 0;
-                bool listed = false;
-
-                for (uint32_t i = 0; i < users && i < JSB_MAX_USERS && !listed; i++)
-                        listed = memcmp(b + JSB_USERS + 16 * i, src->fs_uuid, 16) == 0;
-                if (!listed)
-                        return *reason = "journal device does not list this filesystem as a user", -EUCLEAN;
+        if (r->dirty && !valid_block(r, r->start)) {
+                *reason = "journal superblock puts the start of the log outside it";
+                return -EUCLEAN;
         }
         return 0;
+}
+
+/* An external journal must list the filesystem among its users. 0, or -EUCLEAN with *reason. */
+static int check_users(const struct walk *w, const uint8_t *b, uint32_t type, const char **reason)
+{
+        uint32_t users;
+        bool listed = false;
+
+        if (!w->src->fs_uuid)
+                return 0;
+        users = type == BLOCK_SUPERBLOCK_V2 ? get_be32(b + JSB_NR_USERS) : 0;
+        for (uint32_t i = 0; i < users && i < JSB_MAX_USERS && !listed; i++)
+                listed = memcmp(b + JSB_USERS + 16 * i, w->src->fs_uuid, 16) == 0;
+        if (!listed) {
+                *reason = "journal device does not list this filesystem as a user";
+                return -EUCLEAN;
+        }
+        return 0;
+}
+
+/* Checks the journal superblock in w->buf and fills w and the geometry of w->rep. 0, or -errno with *reason.
+ */
+int jbd2_parse_superblock(struct walk *w, const char **reason)
+{
+        const uint8_t *b = w->buf;
+        uint32_t type = get_be32(b + 4);
+        int r;
+
+        if (get_be32(b) != JBD2_MAGIC || (type != BLOCK_SUPERBLOCK_V1 && type != BLOCK_SUPERBLOCK_V2)) {
+                *reason = "no journal superblock (bad magic number)";
+                return -EMEDIUMTYPE;
+        }
+        superblock_fields(w->rep, b, type);
+        r = parse_features(w, b, reason);
+        if (r < 0)
+                return r;
+        r = parse_geometry(w, fast_commit_blocks(w, b, type), reason);
+        if (r < 0)
+                return r;
+        return check_users(w, b, type, reason);
 }
 
 char *jbd2_features(const struct jbd2_report *r, char *buf, size_t size)
