@@ -245,7 +245,11 @@ int jbd2_find_end(struct walk *w, struct run *run)
 
                 if (jbd2_is_held(w, run->last.next)) {
                         /* Unreadable: look for the run beyond it. */
-                        k = nk + 1 < run->hi ? probe(w, run, nk + 1) : (run->ended = true, 0);
+                        k = 0;
+                        if (nk + 1 < run->hi)
+                                k = probe(w, run, nk + 1);
+                        else
+                                run->ended = true;
                 } else if (gap <= 2 * chunk || gap <= TAIL_BLOCKS) {
                         k = jbd2_load(w, run->last.next, gap);
                 } else {

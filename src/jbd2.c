@@ -6,6 +6,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "cleanup.h"
 #include "jbd2-internal.h"
 #include "log.h"
 
@@ -384,49 +385,43 @@ static int search(struct walk *w)
 int jbd2_find_commit(const struct jbd2_source *src, const struct window *window, unsigned budget,
         struct jbd2_report *ret, const char **ret_reason)
 {
+        _cleanup_free_ uint8_t *buf = NULL, *unreadable = NULL;
         struct jbd2_report rep = { .budget = budget };
         struct walk w = { .src = src, .window = window, .rep = &rep };
-        const char *reason = NULL;
         int r;
 
         *ret_reason = NULL;
-        if (budget == 0)
-                return *ret_reason = "the journal budget is 0", -ENOBUFS;
-        if (src->blocksize < JSB_SIZE || src->blocksize > EXT2_MAX_BLOCK_SIZE)
-                return *ret_reason = "impossible block size", -EUCLEAN;
-        w.buf = malloc((size_t)CHUNK_MAX * src->blocksize);
-        w.unreadable = malloc(CHUNK_MAX);
-        if (!w.buf || !w.unreadable) {
-                r = -ENOMEM;
-                goto finish;
+        if (budget == 0) {
+                *ret_reason = "the journal budget is 0";
+                return -ENOBUFS;
         }
+        if (src->blocksize < JSB_SIZE || src->blocksize > EXT2_MAX_BLOCK_SIZE) {
+                *ret_reason = "impossible block size";
+                return -EUCLEAN;
+        }
+        buf = malloc((size_t)CHUNK_MAX * src->blocksize);
+        unreadable = malloc(CHUNK_MAX);
+        if (!buf || !unreadable)
+                return -ENOMEM;
+        w.buf = buf;
+        w.unreadable = unreadable;
 
         rep.blocks_read = 1;
         rep.reads = 1;
         r = src->read(src->userdata, src->sb_block, 1, w.buf);
         if (r < 0) {
-                reason = "cannot read the journal superblock";
-                goto finish;
+                *ret_reason = "cannot read the journal superblock";
+                return r;
         }
-        r = jbd2_parse_superblock(&w, &reason);
+        r = jbd2_parse_superblock(&w, ret_reason);
         if (r < 0)
-                goto finish;
+                return r;
 
         /* A dirty log holds at most a transaction a block from s_sequence on; within half the numbers. */
         w.max = rep.dirty ? rep.sequence + min_u32(w.length, INT32_MAX) - 1 : rep.sequence - 1;
         /* Out of budget is not an error: what was found stands, and budget_exhausted says so. */
-        r = search(&w);
-        if (r == -ENOBUFS)
+        if (search(&w) == -ENOBUFS)
                 rep.budget_exhausted = true;
-        r = 0;
-
-finish:
-        free(w.buf);
-        free(w.unreadable);
-        if (r < 0 && r != -ENOMEM && !reason)
-                reason = "cannot read the journal";
-        *ret_reason = reason;
-        if (r >= 0)
-                *ret = rep;
-        return r < 0 ? r : 0;
+        *ret = rep;
+        return 0;
 }
