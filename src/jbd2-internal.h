@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* jbd2-internal: what the pieces of the journal search share (src/jbd2*.c, no one else) */
+/*
+ * jbd2-internal: what the pieces of the journal search share, for them alone.
+ * Each piece stands on those above it here:
+ *   jbd2-read.c    the blocks held, read in runs within the budget;
+ *   jbd2-block.c   the on-disk format: superblock, block headers, tags, checksums;
+ *   jbd2-run.c     the run of transactions that holds the newest commit, and where it ends;
+ *   jbd2-search.c  the search, and jbd2_find_commit() of jbd2.h.
+ */
 #pragma once
 
 #include <stdbool.h>

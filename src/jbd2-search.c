@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* jbd2: the newest plausible commit time of an ext3/4 journal, read through a callback (no I/O here) */
+/* jbd2-search: the search for the newest plausible commit of a journal, and jbd2_find_commit() */
 
 #include <errno.h>
 #include <stdlib.h>
