@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "cmdline.h"
 #include "conf.h"
 #include "config.h"
 #include "decide.h"
