@@ -239,7 +239,7 @@ static int gather_and_decide(const struct options *o, const struct policy *polic
         struct gather_config config = {
                 .devices = o->devices,
                 .n_devices = o->n_devices,
-                .cmdline_path = o->cmdline_path,
+                .cmdline = &o->cmdline,
                 .mountinfo_path = "/proc/self/mountinfo",
                 .fstab_path = "/etc/fstab",
                 .wait = o->wait,

@@ -3,6 +3,16 @@
 #pragma once
 
 /*
+ * The kernel command line as read once (/proc/cmdline, or --cmdline FILE):
+ * the settings take clockfix.KEY= from it, gather takes root=.
+ */
+struct kernel_cmdline {
+        const char *path; /* where it is read from, for messages */
+        char *text;       /* its text (owned), or NULL when not read or unreadable */
+        int error;        /* why it could not be read (-errno), or 0 */
+};
+
+/*
  * Finds the value of root= in a kernel command line: the last one wins, as in
  * the kernel; double quotes are honoured; nothing after a lone "--" counts
  * (those words are init's). Returns 1 and a new string in *ret, 0 if there is

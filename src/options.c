@@ -171,7 +171,7 @@ static int option_apply(struct options *o, int c, char *argv[])
         case 'd':
                 return option_setting(o, SETTING_DEVICE, optarg);
         case ARG_CMDLINE:
-                o->cmdline_path = optarg;
+                o->cmdline.path = optarg;
                 return 0;
         case ARG_CONFIG:
                 o->config_path = optarg;
@@ -263,7 +263,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
 {
         struct options o = {
                 .command = COMMAND_STATUS,
-                .cmdline_path = "/proc/cmdline",
+                .cmdline = { .path = "/proc/cmdline" },
                 .config_path = CLOCKFIX_CONF_PATH,
                 .margin = MARGIN_DEFAULT,
                 .journal_budget = JBD2_BUDGET_DEFAULT,

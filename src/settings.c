@@ -44,6 +44,8 @@ void options_done(struct options *o)
         o->n_devices = 0;
         free(o->ntp_unit);
         o->ntp_unit = NULL;
+        free(o->cmdline.text);
+        o->cmdline.text = NULL;
 }
 
 /* Journal budgets beyond this would read for minutes at the speed of an SD card. */
@@ -292,6 +294,14 @@ static int weak_setting(struct options *o, enum setting_origin origin, unsigned 
         return 0;
 }
 
+/* Reads the kernel command line into c, unless that was done: it is read once. */
+static void kernel_cmdline_read(struct kernel_cmdline *c)
+{
+        if (c->text || c->error != 0)
+                return;
+        c->error = read_small_file(c->path, &c->text);
+}
+
 /*
  * The value of s on the kernel command line, under its documented key
  * ("clockfix.not_after") or else the one with '-': 1 with *ret (free it) and
@@ -318,11 +328,14 @@ static int kernel_setting(const char *cmdline, enum setting s, char *key, size_t
  */
 static int boot_parameters(struct options *o)
 {
-        _cleanup_free_ char *cmdline = NULL, *v = NULL;
+        _cleanup_free_ char *v = NULL;
+        const char *cmdline;
         bool on;
         int r;
 
-        if (read_small_file(o->cmdline_path, &cmdline) < 0)
+        kernel_cmdline_read(&o->cmdline);
+        cmdline = o->cmdline.text;
+        if (!cmdline)
                 return 0;
 
         r = cmdline_get(cmdline, "clockfix", &v);
@@ -497,5 +510,12 @@ int options_load(struct options *o, struct policy *ret_policy)
         if (r < 0)
                 return r;
 
-        return resolve_policy(o, ret_policy);
+        r = resolve_policy(o, ret_policy);
+        if (r < 0)
+                return r;
+
+        /* Without a device named, gather looks for root= on the kernel command line. */
+        if (o->n_devices == 0)
+                kernel_cmdline_read(&o->cmdline);
+        return 0;
 }

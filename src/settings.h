@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "cleanup.h"
+#include "cmdline.h"
 #include "time-util.h"
 
 struct policy;
@@ -53,7 +54,7 @@ struct options {
         enum command command;
         char **devices; /* --device, clockfix.device=, device = (owned) */
         size_t n_devices;
-        const char *cmdline_path;
+        struct kernel_cmdline cmdline; /* --cmdline FILE, or /proc/cmdline; read once, when needed */
         const char *config_path;
         bool config_given; /* --config: the file must be there */
         usec_t wait;
@@ -89,7 +90,8 @@ int setting_parse(struct options *o, enum setting s, const char *value, const ch
 /*
  * Completes the settings that argv left open, from the kernel command line
  * (with --boot) and then the configuration file, and makes the policy of
- * them all (docs/design.md §3).
+ * them all (docs/design.md §3). The kernel command line is read once, into
+ * o->cmdline, when --boot or the search for root= (no device named) needs it.
  * Returns 0, 1 when clockfix=0 on the kernel command line turns clockfix off
  * (not logged), or a negative errno after logging: -ENOMEM, or another for a
  * usage error (a --config file that cannot be read, options that do not
