@@ -3,31 +3,25 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "handoff-stamp.h"
 #include "handoff.h"
 #include "log.h"
-#include "rootdev.h"
 #include "route.h"
 #include "sd.h"
-#include "stamps.h"
 #include "stat-util.h"
 
 /* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
 #define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
-
-/* The unit that touches the stamp when our own sandbox cannot (see save_through_unit()). */
-#define SAVE_UNIT "clockfix-stamp.service"
 
 /* Where journald takes structured entries. */
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -55,17 +49,6 @@ int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction
         return ahead - correction;
 }
 
-bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now)
-{
-        /* Not ext4 (no counter): save every interval, as fake-hwclock does every hour. */
-        if (counter < 0)
-                return true;
-        /* No earlier reading to compare with: wait one interval to see whether anything writes. */
-        if (!have_last)
-                return false;
-        return now == last;
-}
-
 /* "+3600.25 s", "-0.000120 s": microseconds, signed, without trailing zeros. */
 static char *format_signed(char buf[static SECONDS_MAX + 1], int64_t us)
 {
@@ -85,14 +68,9 @@ struct daemon {
         bool gave_up;     /* --timeout passed without synchronisation */
         bool ntp_pending; /* the NTP unit is to be started again */
         unsigned ntp_tries;
-        bool warned_no_dir;
-        bool said_read_only;            /* the stamp's filesystem is read-only for every process: said so */
-        bool warned_unit;               /* SAVE_UNIT could not touch the stamp: warned */
-        bool unit_useless;              /* SAVE_UNIT ran and did not touch it: not started again */
         struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
-        bool have_written;
-        uint64_t written;
+        struct handoff_stamp stamp;
 };
 
 static void notify(struct daemon *d, const char *state)
@@ -248,158 +226,6 @@ static void network_up(struct daemon *d, const struct default_route *route)
                 notify_status(d, "Network is up; waiting for NTP");
 }
 
-/* The stamp's mtime in ns, or 0. */
-static uint64_t stamp_mtime(const char *path)
-{
-        struct file_stat st;
-
-        if (file_stat(path, &st) < 0)
-                return 0;
-        return (uint64_t)st.mtime.tv_sec * 1000000000u + st.mtime.tv_nsec;
-}
-
-/*
- * The stamp through SAVE_UNIT, in a sandbox of its own made now. Ours was made
- * when clockfix.service started, before systemd-remount-fs.service, while /
- * was mounted read-only; a mount namespace keeps each mount's read-only flag
- * as it was copied, so / stays read-only in it for good. Waits up to 5 s for
- * the new mtime, so that the counter read next includes our own write.
- * Returns 0, or -errno with why in reason; -ETIMEDOUT when the unit ran and
- * did not touch it.
- */
-static int save_through_unit(struct daemon *d, char *reason, size_t size)
-{
-        uint64_t before = stamp_mtime(d->c->stamp_path);
-        char why[256];
-        int r;
-
-        if (!d->have_sd)
-                return snprintf(reason, size, "no libsystemd to start %s", SAVE_UNIT), -EOPNOTSUPP;
-        r = sd_start_unit(SAVE_UNIT, why, sizeof(why));
-        if (r < 0)
-                return snprintf(reason, size, "cannot start %s: %s", SAVE_UNIT, why), r;
-        for (int i = 0; i < 50; i++) {
-                if (stamp_mtime(d->c->stamp_path) != before)
-                        return 0;
-                usleep(100000);
-        }
-        return snprintf(reason, size, "%s did not touch it within 5 s", SAVE_UNIT), -ETIMEDOUT;
-}
-
-/* The stamp's directory into dir (PATH_MAX): false when the path has none. */
-static bool stamp_dir(const char *path, char *dir)
-{
-        const char *slash = strrchr(path, '/');
-
-        if (!slash || (size_t)(slash - path) >= PATH_MAX)
-                return false;
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = '\0';
-        if (!dir[0])
-                strcpy(dir, "/");
-        return true;
-}
-
-/*
- * The stamp when our own mount of its filesystem is read-only (-EROFS). Read-only
- * for every process (a read-only root that stays so): said once, nothing started.
- * Read-only in clockfix's sandbox alone: through SAVE_UNIT; a failure is warned
- * about once, with its cause, and a unit that ran without touching the stamp is
- * not started again (each try would stall the daemon 5 s, at stop too).
- * Returns 0 when the stamp was touched.
- */
-static int save_read_only(struct daemon *d, const char *why)
-{
-        const char *path = d->c->stamp_path;
-        char dir[PATH_MAX], reason[400];
-        struct file_stat st;
-        int r;
-
-        if (stamp_dir(path, dir) && file_stat(dir, &st) == 0 &&
-                mountinfo_superblock_read_only("/proc/self/mountinfo", st.dev) > 0) {
-                log_internal(d->said_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
-                        "Not touching %s (%s): its filesystem is mounted read-only, for every process", path,
-                        why);
-                d->said_read_only = true;
-                return -EROFS;
-        }
-        if (d->said_read_only)
-                log_info("The filesystem of %s is writable now", path);
-        d->said_read_only = false;
-        if (d->unit_useless)
-                return log_debug("Not touching %s (%s): read-only here, and %s did not touch it before",
-                               path, why, SAVE_UNIT),
-                       -EROFS;
-        r = save_through_unit(d, reason, sizeof(reason));
-        if (r == 0)
-                return log_debug("Touched %s (%s) through %s", path, why, SAVE_UNIT), 0;
-        d->unit_useless = r == -ETIMEDOUT;
-        log_internal(d->warned_unit ? LOG_DEBUG : LOG_WARNING, 0,
-                "Cannot touch %s (%s): read-only in clockfix's sandbox, and %s%s", path, why, reason,
-                d->unit_useless ? "; not trying again" : "");
-        d->warned_unit = true;
-        return r;
-}
-
-/* Refreshes the stamp file, and takes the counter after our own write as the next baseline. */
-static void save_stamp(struct daemon *d, const char *why)
-{
-        int r;
-
-        if (d->c->dry_run) {
-                log_info("Would touch %s (%s); --dry-run: not written", d->c->stamp_path, why);
-                return;
-        }
-        r = stamp_save(d->c->stamp_path);
-        if (r == -EROFS)
-                (void)save_read_only(d, why);
-        else if (r < 0)
-                log_warning_errno(r, "Cannot touch %s: %m", d->c->stamp_path);
-        else
-                log_debug("Touched %s (%s)", d->c->stamp_path, why);
-        d->have_written = fs_written_kbytes(d->c->stamp_path, &d->written) == 0;
-}
-
-static bool stamp_dir_ready(struct daemon *d);
-
-static void consider_save(struct daemon *d)
-{
-        uint64_t now = 0;
-        int r;
-
-        /* Checked each time: a /var of its own may be mounted after the daemon started. */
-        if (!stamp_dir_ready(d))
-                return;
-        r = fs_written_kbytes(d->c->stamp_path, &now);
-
-        if (handoff_save_due(d->have_written, d->written, r, now))
-                save_stamp(d, r < 0 ? "not ext4: every interval" : "no other write in the interval");
-        else {
-                log_debug("Not touching %s: %s", d->c->stamp_path,
-                        d->have_written ? "the filesystem was written meanwhile" : "first look");
-                d->have_written = r == 0;
-                d->written = now;
-        }
-}
-
-/* Whether the stamp file's directory is there: it belongs to the package, clockfix does not make it. */
-static bool stamp_dir_ready(struct daemon *d)
-{
-        char dir[PATH_MAX];
-        struct file_stat st;
-
-        if (!stamp_dir(d->c->stamp_path, dir))
-                return false;
-        if (file_stat(dir, &st) == 0 && S_ISDIR(st.mode))
-                return true;
-        if (!d->warned_no_dir)
-                log_warning("%s is not a directory: the stamp file is not kept (create it, or use "
-                            "--save-interval 0)",
-                        dir);
-        d->warned_no_dir = true;
-        return false;
-}
-
 /* Milliseconds for poll() until the boot time `at`, rounded up; -1 for never. */
 static int until(usec_t at, usec_t now)
 {
@@ -434,7 +260,7 @@ void handoff_ready(const char *status)
 
 int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
 {
-        struct daemon d = { .c = c, .s = s };
+        struct daemon d = { .c = c, .s = s, .stamp = { .path = c->stamp_path, .dry_run = c->dry_run } };
         const char *reason = NULL;
         sigset_t mask;
         int sig_fd = -1, route_fd = -1, clock_fd = -1, r = 0;
@@ -448,7 +274,7 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 (sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
                 r = log_error_errno(errno, "Cannot watch for signals: %m");
 
-        d.have_sd = sd_load(&reason) == 0;
+        d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
         if (!d.have_sd)
                 log_debug("No libsystemd: %s", reason);
 
@@ -495,8 +321,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
 
         bool saving = c->save_interval > 0;
         /* The baseline: the first interval tells whether anything else writes. */
-        if (saving && stamp_dir_ready(&d))
-                d.have_written = fs_written_kbytes(c->stamp_path, &d.written) == 0;
+        if (saving)
+                handoff_stamp_baseline(&d.stamp);
 
         usec_t start = clock_boottime(), check_every = CHECK_FIRST;
         usec_t next_check = start + check_every;
@@ -532,8 +358,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         if (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
                                 log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
                                 notify(&d, "STOPPING=1");
-                                if (saving && stamp_dir_ready(&d))
-                                        save_stamp(&d, "at stop");
+                                if (saving)
+                                        handoff_stamp_at_stop(&d.stamp);
                                 break;
                         }
                 }
@@ -579,7 +405,7 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                         d.ntp_pending = false;
                 }
                 if (now >= next_save) {
-                        consider_save(&d);
+                        handoff_stamp_interval(&d.stamp);
                         next_save = add_usec(now, c->save_interval);
                 }
         }

@@ -60,12 +60,3 @@ int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_
  * estimate's own error, not the clock's.
  */
 int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction);
-
-/*
- * Pure: whether to refresh the stamp, given the filesystem's write counter at
- * the last look (have_last: there was one) and now (counter < 0: not known,
- * a filesystem other than ext4: then every time). Only when nothing wrote in between: then no
- * other write records the time; otherwise those writes (and their journal
- * commits) do it already, and ours would only add wear.
- */
-bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now);

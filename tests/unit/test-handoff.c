@@ -10,6 +10,7 @@
 #include <linux/rtnetlink.h>
 
 #include "conf.h"
+#include "handoff-stamp.h"
 #include "handoff.h"
 #include "route.h"
 #include "test.h"
