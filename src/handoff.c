@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* handoff: the daemon after the clock is set, until NTP has it */
+/*
+ * handoff: the daemon after the clock is set, until NTP has it: one handler
+ * per event (a signal, a route, a clock step, and the timers: the check for
+ * synchronisation, the timeout, the stamp's refresh), and a loop that only
+ * waits for the next one and dispatches it (docs/design.md §6).
+ */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "clock.h"
 #include "handoff-stamp.h"
 #include "handoff.h"
@@ -49,6 +55,59 @@ int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction
         return ahead - correction;
 }
 
+bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer)
+{
+        switch (timer) {
+        case HANDOFF_TIMER_CHECK:
+                return state != HANDOFF_SYNCHRONIZED && state != HANDOFF_STOPPING;
+        case HANDOFF_TIMER_TIMEOUT:
+                /* The timeout counts only until synchronisation, with stay or not. */
+                return state == HANDOFF_WAITING_FOR_NETWORK || state == HANDOFF_WAITING_FOR_SYNC;
+        case HANDOFF_TIMER_SAVE:
+                return state != HANDOFF_STOPPING;
+        default:
+                return false;
+        }
+}
+
+static usec_t min_usec(usec_t a, usec_t b)
+{
+        return a < b ? a : b;
+}
+
+/* a + b, or USEC_INFINITY ("never") when that overflows. */
+static usec_t add_usec(usec_t a, usec_t b)
+{
+        return a > USEC_INFINITY - b ? USEC_INFINITY : a + b;
+}
+
+usec_t handoff_next_wake(enum handoff_state state, const usec_t due[static _HANDOFF_TIMER_MAX])
+{
+        usec_t wake = USEC_INFINITY;
+
+        for (int t = 0; t < _HANDOFF_TIMER_MAX; t++)
+                if (handoff_timer_armed(state, t))
+                        wake = min_usec(wake, due[t]);
+        return wake;
+}
+
+int handoff_poll_timeout(usec_t wake, usec_t now)
+{
+        if (wake == USEC_INFINITY)
+                return -1;
+        if (wake <= now)
+                return 0;
+        usec_t ms = (wake - now + 999) / 1000;
+        return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+bool handoff_finished(enum handoff_state state, bool stay)
+{
+        if (state == HANDOFF_STOPPING)
+                return true;
+        return !stay && (state == HANDOFF_SYNCHRONIZED || state == HANDOFF_TIMED_OUT);
+}
+
 /* "+3600.25 s", "-0.000120 s": microseconds, signed, without trailing zeros. */
 static char *format_signed(char buf[static SECONDS_MAX + 1], int64_t us)
 {
@@ -59,19 +118,36 @@ static char *format_signed(char buf[static SECONDS_MAX + 1], int64_t us)
         return buf;
 }
 
+/* The file descriptors the daemon waits on, in the order their events are handled. */
+enum watch {
+        WATCH_SIGNAL, /* SIGTERM, SIGINT: a signalfd */
+        WATCH_ROUTE,  /* a default route: rtnetlink, until the network is up */
+        WATCH_CLOCK,  /* someone set the clock: a timerfd (TFD_TIMER_CANCEL_ON_SET) */
+        _WATCH_MAX,
+};
+
 struct daemon {
         const struct handoff_config *c;
         const struct handoff_start *s;
+        enum handoff_state state;
         bool have_sd;
-        bool network_up;
-        bool synchronized;
-        bool gave_up;     /* --timeout passed without synchronisation */
-        bool ntp_pending; /* the NTP unit is to be started again */
+        int fd[_WATCH_MAX];             /* negative: not watched (any more) */
+        usec_t due[_HANDOFF_TIMER_MAX]; /* when each timer is next due, CLOCK_BOOTTIME */
+        usec_t check_every;             /* the check's interval now, from CHECK_FIRST to CHECK_MAX */
+        usec_t now;                     /* CLOCK_BOOTTIME when the last wait ended */
+        bool ntp_pending;               /* the NTP unit is to be started again (never once synchronised) */
         unsigned ntp_tries;
         struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
         struct handoff_stamp stamp;
 };
+
+static void daemon_close(struct daemon *d)
+{
+        for (int w = _WATCH_MAX - 1; w >= 0; w--)
+                if (d->fd[w] >= 0)
+                        close(d->fd[w]);
+}
 
 static void notify(struct daemon *d, const char *state)
 {
@@ -158,30 +234,23 @@ static void report_synchronized(struct daemon *d, const char *how)
         notify_status(d, status);
 }
 
-/* Looks for NTP synchronisation; reports it the first time. Returns whether synchronised. */
-static bool check_synchronized(struct daemon *d)
+/* NTP synchronised the clock (how: "kernel", "timesyncd"): reported, and the NTP unit given up. */
+static void enter_synchronized(struct daemon *d, const char *how)
 {
-        if (d->synchronized)
-                return true;
-        if (clock_ntp_synchronized() > 0)
-                report_synchronized(d, "kernel");
-        else if (timesync_flag_new(d))
-                report_synchronized(d, "timesyncd");
-        else
-                return false;
-        d->synchronized = true;
+        report_synchronized(d, how);
+        d->state = HANDOFF_SYNCHRONIZED;
         if (d->ntp_pending)
                 log_info("Not starting %s: the clock is synchronised already", d->c->ntp_unit);
         d->ntp_pending = false;
-        return true;
 }
 
 /*
- * Starts the NTP unit, once the network is up. Early in boot the system bus may not be there yet:
- * then it is tried again, at the pace of the checks for synchronisation.
+ * The NTP unit: started once the network is up. Early in boot the system bus may not be there
+ * yet: then it is tried again, at the pace of the checks for synchronisation (on_sync_check()).
  */
 static void start_ntp_unit(struct daemon *d)
 {
+        bool synchronized = d->state == HANDOFF_SYNCHRONIZED;
         char reason[256], status[300];
         int r;
 
@@ -195,7 +264,7 @@ static void start_ntp_unit(struct daemon *d)
                  * Warned once; the tries that follow, every 1 s to 32 s, in the debug output. Not
                  * tried again once the clock is synchronised: the unit no longer matters.
                  */
-                d->ntp_pending = !d->synchronized;
+                d->ntp_pending = !synchronized;
                 log_internal(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r, "Cannot start %s: %s; %s",
                         d->c->ntp_unit, reason,
                         d->ntp_pending ? "trying again until the clock is synchronised"
@@ -203,13 +272,17 @@ static void start_ntp_unit(struct daemon *d)
                 return;
         } else
                 log_info("Started %s", d->c->ntp_unit);
-        if (!d->synchronized) {
+        if (!synchronized) {
                 snprintf(status, sizeof(status), "Network is up; waiting for NTP from %s", d->c->ntp_unit);
                 notify_status(d, status);
         }
 }
 
-static void network_up(struct daemon *d, const struct default_route *route)
+/*
+ * A default route (route, or NULL when the routes cannot be watched): the network is up. From
+ * then on the daemon waits for NTP, unless it is past that already.
+ */
+static void enter_network_up(struct daemon *d, const struct default_route *route)
 {
         char ifname[IF_NAMESIZE] = "";
 
@@ -219,64 +292,155 @@ static void network_up(struct daemon *d, const struct default_route *route)
                 log_info("Network is up: default route%s%s%s%s", route->gateway[0] ? " via " : "",
                         route->gateway, ifname[0] ? " dev " : "", ifname);
         }
-        d->network_up = true;
+        if (d->state == HANDOFF_WAITING_FOR_NETWORK)
+                d->state = HANDOFF_WAITING_FOR_SYNC;
         if (d->c->ntp_unit)
                 start_ntp_unit(d);
-        else if (!d->synchronized)
+        else if (d->state != HANDOFF_SYNCHRONIZED)
                 notify_status(d, "Network is up; waiting for NTP");
 }
 
-/* Milliseconds for poll() until the boot time `at`, rounded up; -1 for never. */
-static int until(usec_t at, usec_t now)
+/* The next check for synchronisation now, and the backing off from the start. */
+static void check_soon(struct daemon *d)
 {
-        if (at == USEC_INFINITY)
-                return -1;
-        if (at <= now)
-                return 0;
-        usec_t ms = (at - now + 999) / 1000;
-        return ms > INT32_MAX ? INT32_MAX : (int)ms;
+        d->check_every = CHECK_FIRST;
+        d->due[HANDOFF_TIMER_CHECK] = d->now;
 }
 
-static usec_t min_usec(usec_t a, usec_t b)
+/* SIGTERM or SIGINT: the stamp saved, and the daemon stops. */
+static void on_signal(struct daemon *d)
 {
-        return a < b ? a : b;
+        struct signalfd_siginfo si;
+
+        if (read(d->fd[WATCH_SIGNAL], &si, sizeof(si)) != (ssize_t)sizeof(si))
+                return;
+        log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
+        notify(d, "STOPPING=1");
+        if (d->c->save_interval > 0)
+                handoff_stamp_at_stop(&d->stamp);
+        d->state = HANDOFF_STOPPING;
 }
 
-/* a + b, or USEC_INFINITY ("never") when that overflows. */
-static usec_t add_usec(usec_t a, usec_t b)
+/* rtnetlink: once a default route is there (or the routes cannot be read), the network is up. */
+static void on_route(struct daemon *d)
 {
-        return a > USEC_INFINITY - b ? USEC_INFINITY : a + b;
+        struct default_route route;
+        int r;
+
+        r = route_read(d->fd[WATCH_ROUTE], &route);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read the routes (rtnetlink): %m; not waiting for the network");
+        if (r == 0)
+                return;
+        close(d->fd[WATCH_ROUTE]);
+        d->fd[WATCH_ROUTE] = -1;
+        enter_network_up(d, r > 0 ? &route : NULL);
+        check_soon(d);
 }
 
-void handoff_ready(const char *status)
+/* Someone set the clock (NTP, most likely): said, and synchronisation looked for at once. */
+static void on_clock_step(struct daemon *d)
 {
-        const char *reason;
-        char state[600];
+        char by[SECONDS_MAX + 1];
 
-        (void)sd_load(&reason);
-        snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
-        (void)sd_notify_state(state);
+        if (clock_watch_read(d->fd[WATCH_CLOCK]) <= 0)
+                return;
+        log_info("The clock was stepped: %s s from clockfix's estimate so far",
+                format_signed(by, handoff_correction(d->s, clock_now(), d->now)));
+        check_soon(d);
 }
 
-int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
+/* The check timer: looks for NTP synchronisation, else tries the NTP unit again and backs off. */
+static void on_sync_check(struct daemon *d)
 {
-        struct daemon d = { .c = c, .s = s, .stamp = { .path = c->stamp_path, .dry_run = c->dry_run } };
-        const char *reason = NULL;
+        if (clock_ntp_synchronized() > 0)
+                enter_synchronized(d, "kernel");
+        else if (timesync_flag_new(d))
+                enter_synchronized(d, "timesyncd");
+        else {
+                if (d->ntp_pending)
+                        start_ntp_unit(d);
+                d->check_every = min_usec(d->check_every * 2, CHECK_MAX);
+                d->due[HANDOFF_TIMER_CHECK] = d->now + d->check_every;
+        }
+}
+
+/* The timeout passed before synchronisation: the daemon stops, or with stay goes on looking. */
+static void on_timeout(struct daemon *d)
+{
+        char t[SECONDS_MAX];
+
+        log_notice("No NTP synchronisation within %s s (%s)%s", format_seconds(t, d->c->timeout),
+                d->c->timeout_origin ? d->c->timeout_origin : "timeout",
+                d->c->stay ? ": keeping the stamp file fresh" : ": stopping");
+        notify_status(d, "No NTP synchronisation within the timeout");
+        d->state = HANDOFF_TIMED_OUT;
+        d->ntp_pending = false;
+}
+
+/* The save timer: the stamp refreshed if nothing else wrote to its filesystem meanwhile. */
+static void on_save_timer(struct daemon *d)
+{
+        handoff_stamp_interval(&d->stamp);
+        d->due[HANDOFF_TIMER_SAVE] = add_usec(d->now, d->c->save_interval);
+}
+
+static void (*const watch_handlers[_WATCH_MAX])(struct daemon *d) = {
+        [WATCH_SIGNAL] = on_signal,
+        [WATCH_ROUTE] = on_route,
+        [WATCH_CLOCK] = on_clock_step,
+};
+
+static void (*const timer_handlers[_HANDOFF_TIMER_MAX])(struct daemon *d) = {
+        [HANDOFF_TIMER_CHECK] = on_sync_check,
+        [HANDOFF_TIMER_TIMEOUT] = on_timeout,
+        [HANDOFF_TIMER_SAVE] = on_save_timer,
+};
+
+/* Waits until an event comes or the next armed timer is due. 0, or -errno when poll() fails. */
+static int wait_for_event(struct daemon *d, struct pollfd p[static _WATCH_MAX])
+{
+        usec_t now = clock_boottime();
+
+        for (int w = 0; w < _WATCH_MAX; w++)
+                p[w] = (struct pollfd){ .fd = d->fd[w], .events = POLLIN };
+        if (poll(p, _WATCH_MAX, handoff_poll_timeout(handoff_next_wake(d->state, d->due), now)) < 0 &&
+                errno != EINTR)
+                return log_error_errno(errno, "poll: %m");
+        d->now = clock_boottime();
+        return 0;
+}
+
+/* Hands each event that came, then each armed timer that is due, to its handler, until one stops. */
+static void dispatch(struct daemon *d, const struct pollfd p[static _WATCH_MAX])
+{
+        for (int w = 0; w < _WATCH_MAX && d->state != HANDOFF_STOPPING; w++)
+                if (p[w].revents)
+                        watch_handlers[w](d);
+        for (int t = 0; t < _HANDOFF_TIMER_MAX && d->state != HANDOFF_STOPPING; t++)
+                if (handoff_timer_armed(d->state, t) && d->now >= d->due[t])
+                        timer_handlers[t](d);
+}
+
+/* Blocks SIGTERM and SIGINT, to read them from a signalfd. 0 or -errno (logged). */
+static int watch_signals(struct daemon *d)
+{
         sigset_t mask;
-        int sig_fd = -1, route_fd = -1, clock_fd = -1, r = 0;
-        char source[512], status[700], state[800];
 
-        /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
-                (sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
-                r = log_error_errno(errno, "Cannot watch for signals: %m");
+                (d->fd[WATCH_SIGNAL] = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+                return log_error_errno(errno, "Cannot watch for signals: %m");
+        return 0;
+}
 
-        d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
-        if (!d.have_sd)
-                log_debug("No libsystemd: %s", reason);
+/* READY=1, with what `set` did in STATUS=. */
+static void say_ready(struct daemon *d)
+{
+        const struct handoff_start *s = d->s;
+        char source[512], status[700], state[800];
 
         describe_source(s, source, sizeof(source));
         if (!s->source)
@@ -292,129 +456,93 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 snprintf(status, sizeof(status),
                         "Clock left alone, already past %s; waiting for the network and NTP", source);
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
-        notify(&d, state);
-        if (r < 0)
-                goto out;
+        notify(d, state);
+}
 
-        if (file_stat(c->timesync_flag, &d.flag_at_start) == 0)
-                d.flag_was_there = true;
+/* Synchronised by NTP already when the daemon starts: then there is nothing to hand over. */
+static void look_for_sync_at_start(struct daemon *d)
+{
+        if (file_stat(d->c->timesync_flag, &d->flag_at_start) == 0)
+                d->flag_was_there = true;
+        if (clock_ntp_synchronized() <= 0)
+                return;
+        log_info("The clock is already synchronised by NTP: nothing to hand over");
+        notify_status(d,
+                d->c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
+                           : "Synchronised by NTP already");
+        d->state = HANDOFF_SYNCHRONIZED;
+}
 
-        if (clock_ntp_synchronized() > 0) {
-                log_info("The clock is already synchronised by NTP: nothing to hand over");
-                notify_status(&d,
-                        c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
-                                : "Synchronised by NTP already");
-                d.synchronized = true;
-                if (!c->stay)
-                        goto out;
+/* Opens the route and clock-step watches, and sets the timers from now. */
+static void start_watching(struct daemon *d)
+{
+        const struct handoff_config *c = d->c;
+
+        d->fd[WATCH_ROUTE] = route_watch_open();
+        if (d->fd[WATCH_ROUTE] < 0) {
+                log_warning_errno(d->fd[WATCH_ROUTE],
+                        "Cannot watch the routes (rtnetlink): %m; not waiting for the network");
+                enter_network_up(d, NULL);
         }
-
-        route_fd = route_watch_open();
-        if (route_fd < 0) {
+        d->fd[WATCH_CLOCK] = clock_watch_open();
+        if (d->fd[WATCH_CLOCK] < 0)
                 log_warning_errno(
-                        route_fd, "Cannot watch the routes (rtnetlink): %m; not waiting for the network");
-                network_up(&d, NULL);
-        }
-        clock_fd = clock_watch_open();
-        if (clock_fd < 0)
-                log_warning_errno(clock_fd, "Cannot watch for clock steps (timerfd): %m; polling only");
+                        d->fd[WATCH_CLOCK], "Cannot watch for clock steps (timerfd): %m; polling only");
 
-        bool saving = c->save_interval > 0;
         /* The baseline: the first interval tells whether anything else writes. */
-        if (saving)
-                handoff_stamp_baseline(&d.stamp);
+        if (c->save_interval > 0)
+                handoff_stamp_baseline(&d->stamp);
 
-        usec_t start = clock_boottime(), check_every = CHECK_FIRST;
-        usec_t next_check = start + check_every;
-        usec_t next_save = saving ? add_usec(start, c->save_interval) : USEC_INFINITY;
-        usec_t deadline = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
+        usec_t start = clock_boottime();
+        d->check_every = CHECK_FIRST;
+        d->due[HANDOFF_TIMER_CHECK] = start + d->check_every;
+        d->due[HANDOFF_TIMER_TIMEOUT] = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
+        d->due[HANDOFF_TIMER_SAVE] = c->save_interval > 0 ? add_usec(start, c->save_interval)
+                                                          : USEC_INFINITY;
+}
 
-        for (;;) {
-                struct pollfd p[3] = {
-                        { .fd = sig_fd, .events = POLLIN },
-                        { .fd = route_fd, .events = POLLIN },
-                        { .fd = clock_fd, .events = POLLIN },
-                };
-                usec_t now = clock_boottime();
-                /*
-                 * Synchronisation is looked for until it comes, --timeout or not (with --stay); the
-                 * timeout counts only until then.
-                 */
-                bool checking = !d.synchronized || d.ntp_pending;
-                usec_t wake = min_usec(next_save,
-                        min_usec(checking ? next_check : USEC_INFINITY,
-                                d.synchronized || d.gave_up ? USEC_INFINITY : deadline));
+void handoff_ready(const char *status)
+{
+        const char *reason;
+        char state[600];
 
-                if ((d.synchronized || d.gave_up) && !c->stay && !d.ntp_pending)
-                        break;
-                if (poll(p, 3, until(wake, now)) < 0 && errno != EINTR) {
-                        r = log_error_errno(errno, "poll: %m");
-                        break;
-                }
-                now = clock_boottime();
+        (void)sd_load(&reason);
+        snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
+        (void)sd_notify_state(state);
+}
 
-                if (p[0].revents) {
-                        struct signalfd_siginfo si;
-                        if (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-                                log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
-                                notify(&d, "STOPPING=1");
-                                if (saving)
-                                        handoff_stamp_at_stop(&d.stamp);
-                                break;
-                        }
-                }
-                if (p[1].revents) {
-                        struct default_route route;
-                        r = route_read(route_fd, &route);
-                        if (r < 0)
-                                log_warning_errno(r,
-                                        "Cannot read the routes (rtnetlink): %m; not waiting for the network");
-                        if (r != 0) {
-                                close(route_fd);
-                                route_fd = -1;
-                                network_up(&d, r > 0 ? &route : NULL);
-                                check_every = CHECK_FIRST;
-                                next_check = now;
-                        }
-                        r = 0;
-                }
-                if (p[2].revents && clock_watch_read(clock_fd) > 0) {
-                        char by[SECONDS_MAX + 1];
-                        log_info("The clock was stepped: %s s from clockfix's estimate so far",
-                                format_signed(by, handoff_correction(s, clock_now(), now)));
-                        next_check = now;
-                        check_every = CHECK_FIRST;
-                }
+int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
+{
+        _cleanup_(daemon_close) struct daemon d = {
+                .c = c,
+                .s = s,
+                .state = HANDOFF_WAITING_FOR_NETWORK,
+                .fd = { -1, -1, -1 },
+                .stamp = { .path = c->stamp_path, .dry_run = c->dry_run },
+        };
+        const char *reason = NULL;
+        struct pollfd p[_WATCH_MAX];
+        int r;
 
-                if (checking && now >= next_check) {
-                        if (!check_synchronized(&d) && d.ntp_pending)
-                                start_ntp_unit(&d);
-                        if (!d.synchronized || d.ntp_pending) {
-                                check_every = min_usec(check_every * 2, CHECK_MAX);
-                                next_check = now + check_every;
-                        }
-                }
-                if (!d.synchronized && !d.gave_up && now >= deadline) {
-                        char t[SECONDS_MAX];
-                        log_notice("No NTP synchronisation within %s s (%s)%s",
-                                format_seconds(t, c->timeout),
-                                c->timeout_origin ? c->timeout_origin : "timeout",
-                                c->stay ? ": keeping the stamp file fresh" : ": stopping");
-                        notify_status(&d, "No NTP synchronisation within the timeout");
-                        d.gave_up = true;
-                        d.ntp_pending = false;
-                }
-                if (now >= next_save) {
-                        handoff_stamp_interval(&d.stamp);
-                        next_save = add_usec(now, c->save_interval);
-                }
+        /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
+        r = watch_signals(&d);
+        d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
+        if (!d.have_sd)
+                log_debug("No libsystemd: %s", reason);
+        say_ready(&d);
+        if (r < 0)
+                return r;
+
+        look_for_sync_at_start(&d);
+        if (handoff_finished(d.state, c->stay))
+                return 0;
+        start_watching(&d);
+
+        while (!handoff_finished(d.state, c->stay)) {
+                r = wait_for_event(&d, p);
+                if (r < 0)
+                        return r;
+                dispatch(&d, p);
         }
-out:
-        if (clock_fd >= 0)
-                close(clock_fd);
-        if (route_fd >= 0)
-                close(route_fd);
-        if (sig_fd >= 0)
-                close(sig_fd);
-        return r;
+        return 0;
 }
