@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "clock.h"
 
 usec_t clock_now(void)
@@ -73,17 +74,15 @@ int clock_ntp_synchronized(void)
 
 int clock_watch_open(void)
 {
-        int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+        _cleanup_close_ int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
         int r;
 
         if (fd < 0)
                 return -errno;
         r = clock_watch_read(fd);
-        if (r < 0) {
-                close(fd);
+        if (r < 0)
                 return r;
-        }
-        return fd;
+        return TAKE_FD(fd);
 }
 
 int clock_watch_read(int fd)

@@ -1,33 +1,33 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* handoff: the daemon after the clock is set, until NTP has it */
+/*
+ * handoff: the daemon after the clock is set, until NTP has it: one handler
+ * per event (a signal, a route, a clock step, and the timers: the check for
+ * synchronisation, the timeout, the stamp's refresh), and a loop that only
+ * waits for the next one and dispatches it (docs/design.md §6).
+ */
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "clock.h"
+#include "handoff-stamp.h"
 #include "handoff.h"
 #include "log.h"
-#include "rootdev.h"
 #include "route.h"
 #include "sd.h"
-#include "stamps.h"
 #include "stat-util.h"
 
 /* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
 #define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
-
-/* The unit that touches the stamp when our own sandbox cannot (see save_through_unit()). */
-#define SAVE_UNIT "clockfix-stamp.service"
 
 /* Where journald takes structured entries. */
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -55,15 +55,57 @@ int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction
         return ahead - correction;
 }
 
-bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now)
+bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer)
 {
-        /* Not ext4 (no counter): save every interval, as fake-hwclock does every hour. */
-        if (counter < 0)
-                return true;
-        /* No earlier reading to compare with: wait one interval to see whether anything writes. */
-        if (!have_last)
+        switch (timer) {
+        case HANDOFF_TIMER_CHECK:
+                return state != HANDOFF_SYNCHRONIZED && state != HANDOFF_STOPPING;
+        case HANDOFF_TIMER_TIMEOUT:
+                /* The timeout counts only until synchronisation, with stay or not. */
+                return state == HANDOFF_WAITING_FOR_NETWORK || state == HANDOFF_WAITING_FOR_SYNC;
+        case HANDOFF_TIMER_SAVE:
+                return state != HANDOFF_STOPPING;
+        default:
                 return false;
-        return now == last;
+        }
+}
+
+static usec_t min_usec(usec_t a, usec_t b)
+{
+        return a < b ? a : b;
+}
+
+/* a + b, or USEC_INFINITY ("never") when that overflows. */
+static usec_t add_usec(usec_t a, usec_t b)
+{
+        return a > USEC_INFINITY - b ? USEC_INFINITY : a + b;
+}
+
+usec_t handoff_next_wake(enum handoff_state state, const usec_t due[static _HANDOFF_TIMER_MAX])
+{
+        usec_t wake = USEC_INFINITY;
+
+        for (int t = 0; t < _HANDOFF_TIMER_MAX; t++)
+                if (handoff_timer_armed(state, t))
+                        wake = min_usec(wake, due[t]);
+        return wake;
+}
+
+int handoff_poll_timeout(usec_t wake, usec_t now)
+{
+        if (wake == USEC_INFINITY)
+                return -1;
+        if (wake <= now)
+                return 0;
+        usec_t ms = (wake - now + 999) / 1000;
+        return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+bool handoff_finished(enum handoff_state state, bool stay)
+{
+        if (state == HANDOFF_STOPPING)
+                return true;
+        return !stay && (state == HANDOFF_SYNCHRONIZED || state == HANDOFF_TIMED_OUT);
 }
 
 /* "+3600.25 s", "-0.000120 s": microseconds, signed, without trailing zeros. */
@@ -76,24 +118,36 @@ static char *format_signed(char buf[static SECONDS_MAX + 1], int64_t us)
         return buf;
 }
 
+/* The file descriptors the daemon waits on, in the order their events are handled. */
+enum watch {
+        WATCH_SIGNAL, /* SIGTERM, SIGINT: a signalfd */
+        WATCH_ROUTE,  /* a default route: rtnetlink, until the network is up */
+        WATCH_CLOCK,  /* someone set the clock: a timerfd (TFD_TIMER_CANCEL_ON_SET) */
+        _WATCH_MAX,
+};
+
 struct daemon {
         const struct handoff_config *c;
         const struct handoff_start *s;
+        enum handoff_state state;
         bool have_sd;
-        bool network_up;
-        bool synchronized;
-        bool gave_up;     /* --timeout passed without synchronisation */
-        bool ntp_pending; /* the NTP unit is to be started again */
+        int fd[_WATCH_MAX];             /* negative: not watched (any more) */
+        usec_t due[_HANDOFF_TIMER_MAX]; /* when each timer is next due, CLOCK_BOOTTIME */
+        usec_t check_every;             /* the check's interval now, from CHECK_FIRST to CHECK_MAX */
+        usec_t now;                     /* CLOCK_BOOTTIME when the last wait ended */
+        bool ntp_pending;               /* the NTP unit is to be started again (never once synchronised) */
         unsigned ntp_tries;
-        bool warned_no_dir;
-        bool said_read_only;            /* the stamp's filesystem is read-only for every process: said so */
-        bool warned_unit;               /* SAVE_UNIT could not touch the stamp: warned */
-        bool unit_useless;              /* SAVE_UNIT ran and did not touch it: not started again */
         struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
         bool flag_was_there;
-        bool have_written;
-        uint64_t written;
+        struct handoff_stamp stamp;
 };
+
+static void daemon_close(struct daemon *d)
+{
+        for (int w = _WATCH_MAX - 1; w >= 0; w--)
+                if (d->fd[w] >= 0)
+                        close(d->fd[w]);
+}
 
 static void notify(struct daemon *d, const char *state)
 {
@@ -180,30 +234,23 @@ static void report_synchronized(struct daemon *d, const char *how)
         notify_status(d, status);
 }
 
-/* Looks for NTP synchronisation; reports it the first time. Returns whether synchronised. */
-static bool check_synchronized(struct daemon *d)
+/* NTP synchronised the clock (how: "kernel", "timesyncd"): reported, and the NTP unit given up. */
+static void enter_synchronized(struct daemon *d, const char *how)
 {
-        if (d->synchronized)
-                return true;
-        if (clock_ntp_synchronized() > 0)
-                report_synchronized(d, "kernel");
-        else if (timesync_flag_new(d))
-                report_synchronized(d, "timesyncd");
-        else
-                return false;
-        d->synchronized = true;
+        report_synchronized(d, how);
+        d->state = HANDOFF_SYNCHRONIZED;
         if (d->ntp_pending)
                 log_info("Not starting %s: the clock is synchronised already", d->c->ntp_unit);
         d->ntp_pending = false;
-        return true;
 }
 
 /*
- * Starts the NTP unit, once the network is up. Early in boot the system bus may not be there yet:
- * then it is tried again, at the pace of the checks for synchronisation.
+ * The NTP unit: started once the network is up. Early in boot the system bus may not be there
+ * yet: then it is tried again, at the pace of the checks for synchronisation (on_sync_check()).
  */
 static void start_ntp_unit(struct daemon *d)
 {
+        bool synchronized = d->state == HANDOFF_SYNCHRONIZED;
         char reason[256], status[300];
         int r;
 
@@ -217,7 +264,7 @@ static void start_ntp_unit(struct daemon *d)
                  * Warned once; the tries that follow, every 1 s to 32 s, in the debug output. Not
                  * tried again once the clock is synchronised: the unit no longer matters.
                  */
-                d->ntp_pending = !d->synchronized;
+                d->ntp_pending = !synchronized;
                 log_internal(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r, "Cannot start %s: %s; %s",
                         d->c->ntp_unit, reason,
                         d->ntp_pending ? "trying again until the clock is synchronised"
@@ -225,13 +272,17 @@ static void start_ntp_unit(struct daemon *d)
                 return;
         } else
                 log_info("Started %s", d->c->ntp_unit);
-        if (!d->synchronized) {
+        if (!synchronized) {
                 snprintf(status, sizeof(status), "Network is up; waiting for NTP from %s", d->c->ntp_unit);
                 notify_status(d, status);
         }
 }
 
-static void network_up(struct daemon *d, const struct default_route *route)
+/*
+ * A default route (route, or NULL when the routes cannot be watched): the network is up. From
+ * then on the daemon waits for NTP, unless it is past that already.
+ */
+static void enter_network_up(struct daemon *d, const struct default_route *route)
 {
         char ifname[IF_NAMESIZE] = "";
 
@@ -241,216 +292,155 @@ static void network_up(struct daemon *d, const struct default_route *route)
                 log_info("Network is up: default route%s%s%s%s", route->gateway[0] ? " via " : "",
                         route->gateway, ifname[0] ? " dev " : "", ifname);
         }
-        d->network_up = true;
+        if (d->state == HANDOFF_WAITING_FOR_NETWORK)
+                d->state = HANDOFF_WAITING_FOR_SYNC;
         if (d->c->ntp_unit)
                 start_ntp_unit(d);
-        else if (!d->synchronized)
+        else if (d->state != HANDOFF_SYNCHRONIZED)
                 notify_status(d, "Network is up; waiting for NTP");
 }
 
-/* The stamp's mtime in ns, or 0. */
-static uint64_t stamp_mtime(const char *path)
+/* The next check for synchronisation now, and the backing off from the start. */
+static void check_soon(struct daemon *d)
 {
-        struct file_stat st;
-
-        if (file_stat(path, &st) < 0)
-                return 0;
-        return (uint64_t)st.mtime.tv_sec * 1000000000u + st.mtime.tv_nsec;
+        d->check_every = CHECK_FIRST;
+        d->due[HANDOFF_TIMER_CHECK] = d->now;
 }
 
-/*
- * The stamp through SAVE_UNIT, in a sandbox of its own made now. Ours was made
- * when clockfix.service started, before systemd-remount-fs.service, while /
- * was mounted read-only; a mount namespace keeps each mount's read-only flag
- * as it was copied, so / stays read-only in it for good. Waits up to 5 s for
- * the new mtime, so that the counter read next includes our own write.
- * Returns 0, or -errno with why in reason; -ETIMEDOUT when the unit ran and
- * did not touch it.
- */
-static int save_through_unit(struct daemon *d, char *reason, size_t size)
+/* SIGTERM or SIGINT: the stamp saved, and the daemon stops. */
+static void on_signal(struct daemon *d)
 {
-        uint64_t before = stamp_mtime(d->c->stamp_path);
-        char why[256];
+        struct signalfd_siginfo si;
+
+        if (read(d->fd[WATCH_SIGNAL], &si, sizeof(si)) != (ssize_t)sizeof(si))
+                return;
+        log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
+        notify(d, "STOPPING=1");
+        if (d->c->save_interval > 0)
+                handoff_stamp_at_stop(&d->stamp);
+        d->state = HANDOFF_STOPPING;
+}
+
+/* rtnetlink: once a default route is there (or the routes cannot be read), the network is up. */
+static void on_route(struct daemon *d)
+{
+        struct default_route route;
         int r;
 
-        if (!d->have_sd)
-                return snprintf(reason, size, "no libsystemd to start %s", SAVE_UNIT), -EOPNOTSUPP;
-        r = sd_start_unit(SAVE_UNIT, why, sizeof(why));
+        r = route_read(d->fd[WATCH_ROUTE], &route);
         if (r < 0)
-                return snprintf(reason, size, "cannot start %s: %s", SAVE_UNIT, why), r;
-        for (int i = 0; i < 50; i++) {
-                if (stamp_mtime(d->c->stamp_path) != before)
-                        return 0;
-                usleep(100000);
-        }
-        return snprintf(reason, size, "%s did not touch it within 5 s", SAVE_UNIT), -ETIMEDOUT;
-}
-
-/* The stamp's directory into dir (PATH_MAX): false when the path has none. */
-static bool stamp_dir(const char *path, char *dir)
-{
-        const char *slash = strrchr(path, '/');
-
-        if (!slash || (size_t)(slash - path) >= PATH_MAX)
-                return false;
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = '\0';
-        if (!dir[0])
-                strcpy(dir, "/");
-        return true;
-}
-
-/*
- * The stamp when our own mount of its filesystem is read-only (-EROFS). Read-only
- * for every process (a read-only root that stays so): said once, nothing started.
- * Read-only in clockfix's sandbox alone: through SAVE_UNIT; a failure is warned
- * about once, with its cause, and a unit that ran without touching the stamp is
- * not started again (each try would stall the daemon 5 s, at stop too).
- * Returns 0 when the stamp was touched.
- */
-static int save_read_only(struct daemon *d, const char *why)
-{
-        const char *path = d->c->stamp_path;
-        char dir[PATH_MAX], reason[400];
-        struct file_stat st;
-        int r;
-
-        if (stamp_dir(path, dir) && file_stat(dir, &st) == 0 &&
-                mountinfo_superblock_read_only("/proc/self/mountinfo", st.dev) > 0) {
-                log_internal(d->said_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
-                        "Not touching %s (%s): its filesystem is mounted read-only, for every process", path,
-                        why);
-                d->said_read_only = true;
-                return -EROFS;
-        }
-        if (d->said_read_only)
-                log_info("The filesystem of %s is writable now", path);
-        d->said_read_only = false;
-        if (d->unit_useless)
-                return log_debug("Not touching %s (%s): read-only here, and %s did not touch it before",
-                               path, why, SAVE_UNIT),
-                       -EROFS;
-        r = save_through_unit(d, reason, sizeof(reason));
+                log_warning_errno(r, "Cannot read the routes (rtnetlink): %m; not waiting for the network");
         if (r == 0)
-                return log_debug("Touched %s (%s) through %s", path, why, SAVE_UNIT), 0;
-        d->unit_useless = r == -ETIMEDOUT;
-        log_internal(d->warned_unit ? LOG_DEBUG : LOG_WARNING, 0,
-                "Cannot touch %s (%s): read-only in clockfix's sandbox, and %s%s", path, why, reason,
-                d->unit_useless ? "; not trying again" : "");
-        d->warned_unit = true;
-        return r;
+                return;
+        close(d->fd[WATCH_ROUTE]);
+        d->fd[WATCH_ROUTE] = -1;
+        enter_network_up(d, r > 0 ? &route : NULL);
+        check_soon(d);
 }
 
-/* Refreshes the stamp file, and takes the counter after our own write as the next baseline. */
-static void save_stamp(struct daemon *d, const char *why)
+/* Someone set the clock (NTP, most likely): said, and synchronisation looked for at once. */
+static void on_clock_step(struct daemon *d)
 {
-        int r;
+        char by[SECONDS_MAX + 1];
 
-        if (d->c->dry_run) {
-                log_info("Would touch %s (%s); --dry-run: not written", d->c->stamp_path, why);
+        if (clock_watch_read(d->fd[WATCH_CLOCK]) <= 0)
                 return;
-        }
-        r = stamp_save(d->c->stamp_path);
-        if (r == -EROFS)
-                (void)save_read_only(d, why);
-        else if (r < 0)
-                log_warning_errno(r, "Cannot touch %s: %m", d->c->stamp_path);
-        else
-                log_debug("Touched %s (%s)", d->c->stamp_path, why);
-        d->have_written = fs_written_kbytes(d->c->stamp_path, &d->written) == 0;
+        log_info("The clock was stepped: %s s from clockfix's estimate so far",
+                format_signed(by, handoff_correction(d->s, clock_now(), d->now)));
+        check_soon(d);
 }
 
-static bool stamp_dir_ready(struct daemon *d);
-
-static void consider_save(struct daemon *d)
+/* The check timer: looks for NTP synchronisation, else tries the NTP unit again and backs off. */
+static void on_sync_check(struct daemon *d)
 {
-        uint64_t now = 0;
-        int r;
-
-        /* Checked each time: a /var of its own may be mounted after the daemon started. */
-        if (!stamp_dir_ready(d))
-                return;
-        r = fs_written_kbytes(d->c->stamp_path, &now);
-
-        if (handoff_save_due(d->have_written, d->written, r, now))
-                save_stamp(d, r < 0 ? "not ext4: every interval" : "no other write in the interval");
+        if (clock_ntp_synchronized() > 0)
+                enter_synchronized(d, "kernel");
+        else if (timesync_flag_new(d))
+                enter_synchronized(d, "timesyncd");
         else {
-                log_debug("Not touching %s: %s", d->c->stamp_path,
-                        d->have_written ? "the filesystem was written meanwhile" : "first look");
-                d->have_written = r == 0;
-                d->written = now;
+                if (d->ntp_pending)
+                        start_ntp_unit(d);
+                d->check_every = min_usec(d->check_every * 2, CHECK_MAX);
+                d->due[HANDOFF_TIMER_CHECK] = d->now + d->check_every;
         }
 }
 
-/* Whether the stamp file's directory is there: it belongs to the package, clockfix does not make it. */
-static bool stamp_dir_ready(struct daemon *d)
+/* The timeout passed before synchronisation: the daemon stops, or with stay goes on looking. */
+static void on_timeout(struct daemon *d)
 {
-        char dir[PATH_MAX];
-        struct file_stat st;
+        char t[SECONDS_MAX];
 
-        if (!stamp_dir(d->c->stamp_path, dir))
-                return false;
-        if (file_stat(dir, &st) == 0 && S_ISDIR(st.mode))
-                return true;
-        if (!d->warned_no_dir)
-                log_warning("%s is not a directory: the stamp file is not kept (create it, or use "
-                            "--save-interval 0)",
-                        dir);
-        d->warned_no_dir = true;
-        return false;
+        log_notice("No NTP synchronisation within %s s (%s)%s", format_seconds(t, d->c->timeout),
+                d->c->timeout_origin ? d->c->timeout_origin : "timeout",
+                d->c->stay ? ": keeping the stamp file fresh" : ": stopping");
+        notify_status(d, "No NTP synchronisation within the timeout");
+        d->state = HANDOFF_TIMED_OUT;
+        d->ntp_pending = false;
 }
 
-/* Milliseconds for poll() until the boot time `at`, rounded up; -1 for never. */
-static int until(usec_t at, usec_t now)
+/* The save timer: the stamp refreshed if nothing else wrote to its filesystem meanwhile. */
+static void on_save_timer(struct daemon *d)
 {
-        if (at == USEC_INFINITY)
-                return -1;
-        if (at <= now)
-                return 0;
-        usec_t ms = (at - now + 999) / 1000;
-        return ms > INT32_MAX ? INT32_MAX : (int)ms;
+        handoff_stamp_interval(&d->stamp);
+        d->due[HANDOFF_TIMER_SAVE] = add_usec(d->now, d->c->save_interval);
 }
 
-static usec_t min_usec(usec_t a, usec_t b)
+static void (*const watch_handlers[_WATCH_MAX])(struct daemon *d) = {
+        [WATCH_SIGNAL] = on_signal,
+        [WATCH_ROUTE] = on_route,
+        [WATCH_CLOCK] = on_clock_step,
+};
+
+static void (*const timer_handlers[_HANDOFF_TIMER_MAX])(struct daemon *d) = {
+        [HANDOFF_TIMER_CHECK] = on_sync_check,
+        [HANDOFF_TIMER_TIMEOUT] = on_timeout,
+        [HANDOFF_TIMER_SAVE] = on_save_timer,
+};
+
+/* Waits until an event comes or the next armed timer is due. 0, or -errno when poll() fails. */
+static int wait_for_event(struct daemon *d, struct pollfd p[static _WATCH_MAX])
 {
-        return a < b ? a : b;
+        usec_t now = clock_boottime();
+
+        for (int w = 0; w < _WATCH_MAX; w++)
+                p[w] = (struct pollfd){ .fd = d->fd[w], .events = POLLIN };
+        if (poll(p, _WATCH_MAX, handoff_poll_timeout(handoff_next_wake(d->state, d->due), now)) < 0 &&
+                errno != EINTR)
+                return log_error_errno(errno, "poll: %m");
+        d->now = clock_boottime();
+        return 0;
 }
 
-/* a + b, or USEC_INFINITY ("never") when that overflows. */
-static usec_t add_usec(usec_t a, usec_t b)
+/* Hands each event that came, then each armed timer that is due, to its handler, until one stops. */
+static void dispatch(struct daemon *d, const struct pollfd p[static _WATCH_MAX])
 {
-        return a > USEC_INFINITY - b ? USEC_INFINITY : a + b;
+        for (int w = 0; w < _WATCH_MAX && d->state != HANDOFF_STOPPING; w++)
+                if (p[w].revents)
+                        watch_handlers[w](d);
+        for (int t = 0; t < _HANDOFF_TIMER_MAX && d->state != HANDOFF_STOPPING; t++)
+                if (handoff_timer_armed(d->state, t) && d->now >= d->due[t])
+                        timer_handlers[t](d);
 }
 
-void handoff_ready(const char *status)
+/* Blocks SIGTERM and SIGINT, to read them from a signalfd. 0 or -errno (logged). */
+static int watch_signals(struct daemon *d)
 {
-        const char *reason;
-        char state[600];
-
-        (void)sd_load(&reason);
-        snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
-        (void)sd_notify_state(state);
-}
-
-int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
-{
-        struct daemon d = { .c = c, .s = s };
-        const char *reason = NULL;
         sigset_t mask;
-        int sig_fd = -1, route_fd = -1, clock_fd = -1, r = 0;
-        char source[512], status[700], state[800];
 
-        /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
-                (sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
-                r = log_error_errno(errno, "Cannot watch for signals: %m");
+                (d->fd[WATCH_SIGNAL] = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+                return log_error_errno(errno, "Cannot watch for signals: %m");
+        return 0;
+}
 
-        d.have_sd = sd_load(&reason) == 0;
-        if (!d.have_sd)
-                log_debug("No libsystemd: %s", reason);
+/* READY=1, with what `set` did in STATUS=. */
+static void say_ready(struct daemon *d)
+{
+        const struct handoff_start *s = d->s;
+        char source[512], status[700], state[800];
 
         describe_source(s, source, sizeof(source));
         if (!s->source)
@@ -466,129 +456,93 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 snprintf(status, sizeof(status),
                         "Clock left alone, already past %s; waiting for the network and NTP", source);
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
-        notify(&d, state);
-        if (r < 0)
-                goto out;
+        notify(d, state);
+}
 
-        if (file_stat(c->timesync_flag, &d.flag_at_start) == 0)
-                d.flag_was_there = true;
+/* Synchronised by NTP already when the daemon starts: then there is nothing to hand over. */
+static void look_for_sync_at_start(struct daemon *d)
+{
+        if (file_stat(d->c->timesync_flag, &d->flag_at_start) == 0)
+                d->flag_was_there = true;
+        if (clock_ntp_synchronized() <= 0)
+                return;
+        log_info("The clock is already synchronised by NTP: nothing to hand over");
+        notify_status(d,
+                d->c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
+                           : "Synchronised by NTP already");
+        d->state = HANDOFF_SYNCHRONIZED;
+}
 
-        if (clock_ntp_synchronized() > 0) {
-                log_info("The clock is already synchronised by NTP: nothing to hand over");
-                notify_status(&d,
-                        c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
-                                : "Synchronised by NTP already");
-                d.synchronized = true;
-                if (!c->stay)
-                        goto out;
+/* Opens the route and clock-step watches, and sets the timers from now. */
+static void start_watching(struct daemon *d)
+{
+        const struct handoff_config *c = d->c;
+
+        d->fd[WATCH_ROUTE] = route_watch_open();
+        if (d->fd[WATCH_ROUTE] < 0) {
+                log_warning_errno(d->fd[WATCH_ROUTE],
+                        "Cannot watch the routes (rtnetlink): %m; not waiting for the network");
+                enter_network_up(d, NULL);
         }
-
-        route_fd = route_watch_open();
-        if (route_fd < 0) {
+        d->fd[WATCH_CLOCK] = clock_watch_open();
+        if (d->fd[WATCH_CLOCK] < 0)
                 log_warning_errno(
-                        route_fd, "Cannot watch the routes (rtnetlink): %m; not waiting for the network");
-                network_up(&d, NULL);
-        }
-        clock_fd = clock_watch_open();
-        if (clock_fd < 0)
-                log_warning_errno(clock_fd, "Cannot watch for clock steps (timerfd): %m; polling only");
+                        d->fd[WATCH_CLOCK], "Cannot watch for clock steps (timerfd): %m; polling only");
 
-        bool saving = c->save_interval > 0;
         /* The baseline: the first interval tells whether anything else writes. */
-        if (saving && stamp_dir_ready(&d))
-                d.have_written = fs_written_kbytes(c->stamp_path, &d.written) == 0;
+        if (c->save_interval > 0)
+                handoff_stamp_baseline(&d->stamp);
 
-        usec_t start = clock_boottime(), check_every = CHECK_FIRST;
-        usec_t next_check = start + check_every;
-        usec_t next_save = saving ? add_usec(start, c->save_interval) : USEC_INFINITY;
-        usec_t deadline = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
+        usec_t start = clock_boottime();
+        d->check_every = CHECK_FIRST;
+        d->due[HANDOFF_TIMER_CHECK] = start + d->check_every;
+        d->due[HANDOFF_TIMER_TIMEOUT] = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
+        d->due[HANDOFF_TIMER_SAVE] = c->save_interval > 0 ? add_usec(start, c->save_interval)
+                                                          : USEC_INFINITY;
+}
 
-        for (;;) {
-                struct pollfd p[3] = {
-                        { .fd = sig_fd, .events = POLLIN },
-                        { .fd = route_fd, .events = POLLIN },
-                        { .fd = clock_fd, .events = POLLIN },
-                };
-                usec_t now = clock_boottime();
-                /*
-                 * Synchronisation is looked for until it comes, --timeout or not (with --stay); the
-                 * timeout counts only until then.
-                 */
-                bool checking = !d.synchronized || d.ntp_pending;
-                usec_t wake = min_usec(next_save,
-                        min_usec(checking ? next_check : USEC_INFINITY,
-                                d.synchronized || d.gave_up ? USEC_INFINITY : deadline));
+void handoff_ready(const char *status)
+{
+        const char *reason;
+        char state[600];
 
-                if ((d.synchronized || d.gave_up) && !c->stay && !d.ntp_pending)
-                        break;
-                if (poll(p, 3, until(wake, now)) < 0 && errno != EINTR) {
-                        r = log_error_errno(errno, "poll: %m");
-                        break;
-                }
-                now = clock_boottime();
+        (void)sd_load(&reason);
+        snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
+        (void)sd_notify_state(state);
+}
 
-                if (p[0].revents) {
-                        struct signalfd_siginfo si;
-                        if (read(sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-                                log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
-                                notify(&d, "STOPPING=1");
-                                if (saving && stamp_dir_ready(&d))
-                                        save_stamp(&d, "at stop");
-                                break;
-                        }
-                }
-                if (p[1].revents) {
-                        struct default_route route;
-                        r = route_read(route_fd, &route);
-                        if (r < 0)
-                                log_warning_errno(r,
-                                        "Cannot read the routes (rtnetlink): %m; not waiting for the network");
-                        if (r != 0) {
-                                close(route_fd);
-                                route_fd = -1;
-                                network_up(&d, r > 0 ? &route : NULL);
-                                check_every = CHECK_FIRST;
-                                next_check = now;
-                        }
-                        r = 0;
-                }
-                if (p[2].revents && clock_watch_read(clock_fd) > 0) {
-                        char by[SECONDS_MAX + 1];
-                        log_info("The clock was stepped: %s s from clockfix's estimate so far",
-                                format_signed(by, handoff_correction(s, clock_now(), now)));
-                        next_check = now;
-                        check_every = CHECK_FIRST;
-                }
+int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
+{
+        _cleanup_(daemon_close) struct daemon d = {
+                .c = c,
+                .s = s,
+                .state = HANDOFF_WAITING_FOR_NETWORK,
+                .fd = { -1, -1, -1 },
+                .stamp = { .path = c->stamp_path, .dry_run = c->dry_run },
+        };
+        const char *reason = NULL;
+        struct pollfd p[_WATCH_MAX];
+        int r;
 
-                if (checking && now >= next_check) {
-                        if (!check_synchronized(&d) && d.ntp_pending)
-                                start_ntp_unit(&d);
-                        if (!d.synchronized || d.ntp_pending) {
-                                check_every = min_usec(check_every * 2, CHECK_MAX);
-                                next_check = now + check_every;
-                        }
-                }
-                if (!d.synchronized && !d.gave_up && now >= deadline) {
-                        char t[SECONDS_MAX];
-                        log_notice("No NTP synchronisation within %s s (%s)%s",
-                                format_seconds(t, c->timeout),
-                                c->timeout_origin ? c->timeout_origin : "timeout",
-                                c->stay ? ": keeping the stamp file fresh" : ": stopping");
-                        notify_status(&d, "No NTP synchronisation within the timeout");
-                        d.gave_up = true;
-                        d.ntp_pending = false;
-                }
-                if (now >= next_save) {
-                        consider_save(&d);
-                        next_save = add_usec(now, c->save_interval);
-                }
+        /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
+        r = watch_signals(&d);
+        d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
+        if (!d.have_sd)
+                log_debug("No libsystemd: %s", reason);
+        say_ready(&d);
+        if (r < 0)
+                return r;
+
+        look_for_sync_at_start(&d);
+        if (handoff_finished(d.state, c->stay))
+                return 0;
+        start_watching(&d);
+
+        while (!handoff_finished(d.state, c->stay)) {
+                r = wait_for_event(&d, p);
+                if (r < 0)
+                        return r;
+                dispatch(&d, p);
         }
-out:
-        if (clock_fd >= 0)
-                close(clock_fd);
-        if (route_fd >= 0)
-                close(route_fd);
-        if (sig_fd >= 0)
-                close(sig_fd);
-        return r;
+        return 0;
 }

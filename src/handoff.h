@@ -62,10 +62,38 @@ int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_
 int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction);
 
 /*
- * Pure: whether to refresh the stamp, given the filesystem's write counter at
- * the last look (have_last: there was one) and now (counter < 0: not known,
- * a filesystem other than ext4: then every time). Only when nothing wrote in between: then no
- * other write records the time; otherwise those writes (and their journal
- * commits) do it already, and ours would only add wear.
+ * The daemon's states (docs/design.md §6). Whether the network is up is one
+ * of them only until NTP synchronised or the timeout passed: a route seen
+ * later still starts the NTP unit, in the state the daemon is in.
  */
-bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now);
+enum handoff_state {
+        HANDOFF_WAITING_FOR_NETWORK, /* no default route yet; synchronisation is looked for all the same */
+        HANDOFF_WAITING_FOR_SYNC,    /* the network is up (the NTP unit started): waiting for NTP */
+        HANDOFF_TIMED_OUT,           /* the timeout passed first; with stay, still looking for NTP */
+        HANDOFF_SYNCHRONIZED,        /* NTP synchronised the clock; with stay, keeping the stamp fresh */
+        HANDOFF_STOPPING,            /* SIGTERM or SIGINT: the stamp saved, nothing else done */
+};
+
+/* The daemon's timers, in the order they are handled when several are due at once. */
+enum handoff_timer {
+        HANDOFF_TIMER_CHECK,   /* look for synchronisation (and start the NTP unit again) */
+        HANDOFF_TIMER_TIMEOUT, /* the timeout */
+        HANDOFF_TIMER_SAVE,    /* refresh the stamp; due at USEC_INFINITY when it is not kept */
+        _HANDOFF_TIMER_MAX,
+};
+
+/*
+ * Pure: whether a timer counts in a state: the check until synchronised (also
+ * after the timeout, with stay), the timeout only while waiting, the save timer
+ * in every state but stopping.
+ */
+bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer);
+
+/* Pure: the earliest due time (CLOCK_BOOTTIME) of the timers armed in state, or USEC_INFINITY. */
+usec_t handoff_next_wake(enum handoff_state state, const usec_t due[static _HANDOFF_TIMER_MAX]);
+
+/* Pure: poll()'s timeout until the boot time wake: milliseconds rounded up, 0 when past, -1 for never. */
+int handoff_poll_timeout(usec_t wake, usec_t now);
+
+/* Pure: whether the daemon is done in state: stopping, or synchronised or timed out without stay. */
+bool handoff_finished(enum handoff_state state, bool stay);

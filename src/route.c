@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
+#include "cleanup.h"
 #include "route.h"
 
 bool route_message_is_default(const void *msg, size_t size, struct default_route *ret)
@@ -85,18 +85,17 @@ int route_watch_open(void)
                 .nl_family = AF_NETLINK,
                 .nl_groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE,
         };
-        int fd, r;
+        _cleanup_close_ int fd = -1;
+        int r;
 
         fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         if (fd < 0)
                 return -errno;
         /* Joined before the dump: a route added meanwhile is in the one or the other. */
         r = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ? -errno : request_dump(fd);
-        if (r < 0) {
-                close(fd);
+        if (r < 0)
                 return r;
-        }
-        return fd;
+        return TAKE_FD(fd);
 }
 
 int route_read(int fd, struct default_route *ret)

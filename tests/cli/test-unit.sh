@@ -48,7 +48,7 @@ assert_match "$(sprop ExecStart)" "^/.*/clockfix stamp$" "stamp unit: ExecStart"
 assert_eq "$(sprop After)" systemd-remount-fs.service "stamp unit: After"
 assert_eq "$(sprop CapabilityBoundingSet)" "" "stamp unit: no capability"
 grep -q '^\[Install\]' "$stamp_unit" && fail "the stamp unit must not be enabled by itself"
-grep -q "SAVE_UNIT \"$(basename "$stamp_unit")\"" "$SRCDIR/src/handoff.c" || fail "the daemon starts another unit"
+grep -q "SAVE_UNIT \"$(basename "$stamp_unit")\"" "$SRCDIR/src/handoff-stamp.c" || fail "the daemon starts another unit"
 out=$(systemd-analyze security --offline=true --no-pager "$TMP/units/clockfix-stamp.service" 2>&1)
 score=$(sed -n 's/.*Overall exposure level for clockfix-stamp.service: \([0-9.]*\) .*/\1/p' <<<"$out")
 awk -v s="$score" 'BEGIN { exit !(s < 1) }' || fail "stamp unit: exposure level $score"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * test-handoff: the pure parts of the daemon: how far NTP corrected the
- * estimate, when the stamp may be written, which rtnetlink messages are a
- * default route, and the configuration file's lines.
+ * estimate, when the stamp may be written, which timers count in each state
+ * and when the loop wakes, which rtnetlink messages are a default route, and
+ * the configuration file's lines.
  */
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 #include <linux/rtnetlink.h>
 
 #include "conf.h"
+#include "handoff-stamp.h"
 #include "handoff.h"
 #include "route.h"
 #include "test.h"
@@ -55,6 +57,53 @@ static void test_save_due(void)
         /* No counter (not ext4): every interval. */
         check(handoff_save_due(false, 0, -ENOENT, 0));
         check(handoff_save_due(true, 100, -ENOENT, 0));
+}
+
+static void test_timers(void)
+{
+        /* Looking for synchronisation, the NTP unit with it, until synchronised, timeout or not. */
+        check(handoff_timer_armed(HANDOFF_WAITING_FOR_NETWORK, HANDOFF_TIMER_CHECK));
+        check(handoff_timer_armed(HANDOFF_WAITING_FOR_SYNC, HANDOFF_TIMER_CHECK));
+        check(handoff_timer_armed(HANDOFF_TIMED_OUT, HANDOFF_TIMER_CHECK));
+        check(!handoff_timer_armed(HANDOFF_SYNCHRONIZED, HANDOFF_TIMER_CHECK));
+        check(!handoff_timer_armed(HANDOFF_STOPPING, HANDOFF_TIMER_CHECK));
+        /* The timeout counts only while waiting. */
+        check(handoff_timer_armed(HANDOFF_WAITING_FOR_NETWORK, HANDOFF_TIMER_TIMEOUT));
+        check(handoff_timer_armed(HANDOFF_WAITING_FOR_SYNC, HANDOFF_TIMER_TIMEOUT));
+        check(!handoff_timer_armed(HANDOFF_TIMED_OUT, HANDOFF_TIMER_TIMEOUT));
+        check(!handoff_timer_armed(HANDOFF_SYNCHRONIZED, HANDOFF_TIMER_TIMEOUT));
+        /* The stamp is kept in every state until the stop. */
+        check(handoff_timer_armed(HANDOFF_WAITING_FOR_NETWORK, HANDOFF_TIMER_SAVE));
+        check(handoff_timer_armed(HANDOFF_SYNCHRONIZED, HANDOFF_TIMER_SAVE));
+        check(!handoff_timer_armed(HANDOFF_STOPPING, HANDOFF_TIMER_SAVE));
+
+        usec_t due[_HANDOFF_TIMER_MAX] = {
+                [HANDOFF_TIMER_CHECK] = S(12), [HANDOFF_TIMER_TIMEOUT] = S(10), [HANDOFF_TIMER_SAVE] = S(70)
+        };
+        check_u64(handoff_next_wake(HANDOFF_WAITING_FOR_SYNC, due), S(10));
+        check_u64(handoff_next_wake(HANDOFF_TIMED_OUT, due), S(12));
+        check_u64(handoff_next_wake(HANDOFF_SYNCHRONIZED, due), S(70));
+        /* Synchronised, not keeping the stamp: only an event wakes it (no loop that spins). */
+        due[HANDOFF_TIMER_SAVE] = USEC_INFINITY;
+        check(handoff_next_wake(HANDOFF_SYNCHRONIZED, due) == USEC_INFINITY);
+        check(handoff_next_wake(HANDOFF_STOPPING, due) == USEC_INFINITY);
+
+        /* poll()'s milliseconds: never early (rounded up), 0 when past, -1 for never, capped. */
+        check_int(handoff_poll_timeout(USEC_INFINITY, S(5)), -1);
+        check_int(handoff_poll_timeout(S(5), S(5)), 0);
+        check_int(handoff_poll_timeout(S(4), S(5)), 0);
+        check_int(handoff_poll_timeout(S(5) + 1, S(5)), 1);
+        check_int(handoff_poll_timeout(S(6), S(5)), 1000);
+        check_int(handoff_poll_timeout(S(5) + S(86400) * 366, S(5)), INT32_MAX);
+
+        /* Done when stopping, or synchronised or timed out without stay. */
+        check(handoff_finished(HANDOFF_STOPPING, true));
+        check(handoff_finished(HANDOFF_SYNCHRONIZED, false));
+        check(handoff_finished(HANDOFF_TIMED_OUT, false));
+        check(!handoff_finished(HANDOFF_SYNCHRONIZED, true));
+        check(!handoff_finished(HANDOFF_TIMED_OUT, true));
+        check(!handoff_finished(HANDOFF_WAITING_FOR_NETWORK, false));
+        check(!handoff_finished(HANDOFF_WAITING_FOR_SYNC, false));
 }
 
 /* One RTM_NEWROUTE message with the attributes given (0 for absent). */
@@ -182,6 +231,7 @@ int main(void)
         test_correction();
         test_estimate_error();
         test_save_due();
+        test_timers();
         test_route();
         test_conf();
         test_end();
