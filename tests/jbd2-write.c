@@ -24,7 +24,6 @@
  *                                 "history ..." after a history
  */
 
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,6 +34,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "be.h"
 #include "jbd2-history.h"
 #include "jbd2-model.h"
 #include "jbd2-oracle.h"
@@ -43,13 +43,6 @@ static void die(const char *what)
 {
         fprintf(stderr, "jbd2-write: %s\n", what);
         exit(2);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return be32toh(v);
 }
 
 static int model_read(void *userdata, uint64_t block, void *buf)
