@@ -11,6 +11,15 @@
 
 #define MAGIC 0xc03b3998u
 
+const uint32_t jm_tag_formats[JM_TAG_FORMATS] = {
+        JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT,
+        JM_INCOMPAT_CSUM_V3,
+        JM_INCOMPAT_CSUM_V2 | JM_INCOMPAT_64BIT,
+        JM_INCOMPAT_CSUM_V2,
+        JM_INCOMPAT_64BIT,
+        0,
+};
+
 static bool csum(const struct jmodel *m)
 {
         return m->incompat & (JM_INCOMPAT_CSUM_V2 | JM_INCOMPAT_CSUM_V3);
