@@ -16,9 +16,8 @@ cleanup_loop() {
         [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null || true
         ip netns del "$NS" 2>/dev/null || true
         umount "$TMP/mnt" 2>/dev/null || true
-        cleanup
 }
-trap cleanup_loop EXIT
+at_exit cleanup_loop
 
 old=$(($(date +%s) - 86400))
 mkimg "$TMP/old.img" "$old" 8M -t ext4

@@ -20,9 +20,8 @@ cleanup_daemon() {
         [ -z "${daemon:-}" ] || kill -KILL "$daemon" 2>/dev/null || true
         [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null || true
         umount "$TMP/mnt" 2>/dev/null || true
-        cleanup
 }
-trap cleanup_daemon EXIT
+at_exit cleanup_daemon
 
 # Disks older than the clock: the daemon leaves the clock alone, and could not change it anyway.
 old=$(($(date +%s) - 86400))

@@ -128,7 +128,7 @@ vm_kill_all() {
                 kill -KILL "$p" 2>/dev/null || true
         done
 }
-trap 'vm_kill_all; cleanup' EXIT
+at_exit vm_kill_all
 
 # vm_run NAME LIMIT SILENCE [CUT] -- COMMAND...: runs QEMU's COMMAND with its output (the serial
 # console) in $TMP/NAME.console until it ends; kills it when a line contains CUT (sets CUT=1), or
