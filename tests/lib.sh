@@ -207,6 +207,20 @@ stop_listening() {
         listener=
 }
 
+# daemon_disk: what the daemon tests run a daemon on, which leaves the clock alone and without
+# CAP_SYS_TIME could not change it anyway: $TMP/old.img, an ext4 image last written a day ago
+# (old, in seconds); COMMON, the arguments that take it, no configuration file and a floor a day
+# before it; NOCAP, which runs a program without CAP_SYS_TIME; host_synced, the kernel's NTP state
+# of the host (true or false), read by clockfix itself (adjtimex, read only)
+# shellcheck disable=SC2034 # for the daemon tests
+daemon_disk() {
+        old=$(($(date +%s) - 86400))
+        mkimg "$TMP/old.img" "$old" 8M -t ext4
+        COMMON=(--device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))")
+        NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
+        host_synced=$("$CLOCKFIX" status --json "${COMMON[@]}" | jq -r .ntp_synchronized)
+}
+
 # jqo FILTER: applies jq to OUT
 jqo() {
         jq -r "$1" <<<"$OUT"
