@@ -6,15 +6,32 @@
 #include "report.h"
 #include "test.h"
 
+/* What is written to f between capture_open() and capture_close(), which returns it (free it). */
+struct capture {
+        char *buf;
+        size_t size;
+        FILE *f;
+};
+
+static FILE *capture_open(struct capture *c)
+{
+        *c = (struct capture){ 0 };
+        c->f = open_memstream(&c->buf, &c->size);
+        return c->f;
+}
+
+static char *capture_close(struct capture *c)
+{
+        fclose(c->f);
+        return c->buf;
+}
+
 static char *capture_string(const char *s)
 {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        struct capture c;
 
-        json_string(f, s);
-        fclose(f);
-        return buf;
+        json_string(capture_open(&c), s);
+        return capture_close(&c);
 }
 
 static void check_escape(const char *in, const char *out)
@@ -42,13 +59,10 @@ static struct status decided(const struct policy *p, const struct evidence *ev, 
 /* What report_json() or report_text() writes of s (free it). */
 static char *render(void (*report)(FILE *f, const struct status *s), const struct status *s)
 {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        struct capture c;
 
-        report(f, s);
-        fclose(f);
-        return buf;
+        report(capture_open(&c), s);
+        return capture_close(&c);
 }
 
 static void test_escape(void)
