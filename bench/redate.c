@@ -196,15 +196,6 @@ static int redate(struct journal *j, uint32_t a, uint32_t z, uint64_t sec)
         return 0;
 }
 
-static void print_commit(const char *what, const struct jo_commit *c)
-{
-        if (c->found)
-                printf("%s %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", what, c->sequence, c->block,
-                        c->time / 1000000);
-        else
-                printf("%s none\n", what);
-}
-
 static void oracle(struct journal *j, unsigned long long floor, unsigned long long not_after)
 {
         struct jo_result o;
@@ -213,8 +204,8 @@ static void oracle(struct journal *j, unsigned long long floor, unsigned long lo
                     ext2fs_has_feature_fast_commit(j->fs->super), floor * 1000000, not_after * 1000000,
                     &o) < 0)
                 die("the oracle cannot use the journal");
-        print_commit("best", &o.best);
-        print_commit("newest", &o.newest);
+        jo_print_commit("best", &o.best);
+        jo_print_commit("newest", &o.newest);
         jo_result_free(&o);
 }
 

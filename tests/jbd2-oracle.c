@@ -2,6 +2,8 @@
 /* jbd2-oracle: the newest plausible commit of a jbd2 journal, by reading every block of its log */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,4 +188,13 @@ const struct jo_commit *jo_commit_at(const struct jo_result *r, uint32_t block)
                 if (r->commits[i].block == block)
                         return &r->commits[i];
         return NULL;
+}
+
+void jo_print_commit(const char *what, const struct jo_commit *c)
+{
+        if (c->found)
+                printf("%s %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", what, c->sequence, c->block,
+                        c->time / 1000000);
+        else
+                printf("%s none\n", what);
 }
