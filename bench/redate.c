@@ -19,7 +19,6 @@
  * --redate finds no commit.
  */
 
-#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -29,6 +28,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "be.h"
 #include "jbd2-oracle.h"
 
 #define MAGIC            0xc03b3998u
@@ -53,32 +53,6 @@ static void die(const char *what)
 {
         fprintf(stderr, "redate: %s\n", what);
         exit(2);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return be32toh(v);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return be64toh(v);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-        v = htobe32(v);
-        memcpy(p, &v, 4);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-        v = htobe64(v);
-        memcpy(p, &v, 8);
 }
 
 /* The crc32c from seed of the block, its 4 bytes at `at` taken as zero. */
@@ -222,15 +196,6 @@ static int redate(struct journal *j, uint32_t a, uint32_t z, uint64_t sec)
         return 0;
 }
 
-static void print_commit(const char *what, const struct jo_commit *c)
-{
-        if (c->found)
-                printf("%s %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", what, c->sequence, c->block,
-                        c->time / 1000000);
-        else
-                printf("%s none\n", what);
-}
-
 static void oracle(struct journal *j, unsigned long long floor, unsigned long long not_after)
 {
         struct jo_result o;
@@ -239,8 +204,8 @@ static void oracle(struct journal *j, unsigned long long floor, unsigned long lo
                     ext2fs_has_feature_fast_commit(j->fs->super), floor * 1000000, not_after * 1000000,
                     &o) < 0)
                 die("the oracle cannot use the journal");
-        print_commit("best", &o.best);
-        print_commit("newest", &o.newest);
+        jo_print_commit("best", &o.best);
+        jo_print_commit("newest", &o.newest);
         jo_result_free(&o);
 }
 

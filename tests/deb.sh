@@ -9,43 +9,42 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
 install_packages "${BUILD_PACKAGES[@]}" debhelper dpkg-dev lintian e2fsprogs jq man-db git
-[ "$(id -u)" == 0 ] || { echo "FAIL: needs root to install the package" >&2; exit 1; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export TZ=UTC LC_ALL=C
+. tests/lib-base.sh
+[ "$(id -u)" == 0 ] || fail "needs root to install the package"
 
-work=$(mktemp -d /tmp/clockfix-deb.XXXXXX)
+tmp_dir /tmp/clockfix-deb.XXXXXX
 # Whatever happens, the package does not stay on this machine.
-trap 'DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-mkdir "$work/clockfix"
-git ls-files -co --exclude-standard | grep -v -e '^build' -e '^debian/\.' | tar -cf - -T - | tar -xf - -C "$work/clockfix"
-(cd "$work/clockfix" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; fail "dpkg-buildpackage"; }
-deb=$(cd "$work" && ls clockfix_*_*.deb)
-echo "built $deb ($(stat -c %s "$work/$deb") bytes)"
+at_exit 'DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >/dev/null 2>&1 || true'
+mkdir "$TMP/clockfix"
+git ls-files -co --exclude-standard | grep -v -e '^build' -e '^debian/\.' | tar -cf - -T - | tar -xf - -C "$TMP/clockfix"
+(cd "$TMP/clockfix" && dpkg-buildpackage -us -uc -b) >"$TMP/build.log" 2>&1 || { tail -n 40 "$TMP/build.log"; fail "dpkg-buildpackage"; }
+deb=$(cd "$TMP" && ls clockfix_*_*.deb)
+echo "built $deb ($(stat -c %s "$TMP/$deb") bytes)"
 
 # lintian: errors and warnings fail; the report is printed whatever it says.
-lintian --fail-on error,warning --info "$work"/clockfix_*.changes || fail "lintian"
+lintian --fail-on error,warning --info "$TMP"/clockfix_*.changes || fail "lintian"
 
 # What it holds, as debhelper made it: the trigger that rebuilds the initramfs images, the
 # unit enabled on installation, the stamp file removed on purge.
-dpkg-deb -e "$work/$deb" "$work/control"
-grep -qx 'activate-noawait update-initramfs' "$work/control/triggers" || fail "no update-initramfs trigger"
-grep -q "deb-systemd-helper enable 'clockfix.service'" "$work/control/postinst" || fail "the unit is not enabled"
-grep -qx /etc/clockfix.conf "$work/control/conffiles" || fail "/etc/clockfix.conf is not a conffile"
+dpkg-deb -e "$TMP/$deb" "$TMP/control"
+grep -qx 'activate-noawait update-initramfs' "$TMP/control/triggers" || fail "no update-initramfs trigger"
+grep -q "deb-systemd-helper enable 'clockfix.service'" "$TMP/control/postinst" || fail "the unit is not enabled"
+grep -qx /etc/clockfix.conf "$TMP/control/conffiles" || fail "/etc/clockfix.conf is not a conffile"
 
-(cd "$work" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") >"$work/install.log" 2>&1 ||
-        { cat "$work/install.log"; fail "apt-get install ./$deb"; }
+(cd "$TMP" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") >"$TMP/install.log" 2>&1 ||
+        { cat "$TMP/install.log"; fail "apt-get install ./$deb"; }
 clockfix --version
 [ "$(command -v clockfix)" == /usr/sbin/clockfix ] || fail "clockfix is $(command -v clockfix)"
 clockfix --version | grep -q '^clockfix 0\.1\.0' || fail "--version: $(clockfix --version)"
 # status on this machine: its root is whatever CI gives (often an overlay: exit 3, nothing
 # usable), and the report must come whole; on an image, the superblock's time.
 rc=0
-clockfix status >"$work/status" 2>&1 || rc=$?
-cat "$work/status"
+clockfix status >"$TMP/status" 2>&1 || rc=$?
+cat "$TMP/status"
 [ $rc == 0 ] || [ $rc == 3 ] || fail "clockfix status: exit $rc"
-grep -q '^Clock now: ' "$work/status" || fail "clockfix status: no report"
-E2FSPROGS_FAKE_TIME=1800000000 mke2fs -q -F -t ext4 "$work/disk.img" 16M
-out=$(clockfix status --json --device "$work/disk.img" --not-before 2026-01-01)
+grep -q '^Clock now: ' "$TMP/status" || fail "clockfix status: no report"
+E2FSPROGS_FAKE_TIME=1800000000 mke2fs -q -F -t ext4 "$TMP/disk.img" 16M
+out=$(clockfix status --json --device "$TMP/disk.img" --not-before 2026-01-01)
 [ "$(jq -r '[.source, .estimate] | @tsv' <<<"$out")" == "$(printf 'superblock:last_write\t1800000000')" ] ||
         fail "clockfix status on an image: $out"
 [ -L /etc/systemd/system/sysinit.target.wants/clockfix.service ] || fail "clockfix.service is not enabled"
@@ -56,7 +55,7 @@ out=$(clockfix status --json --device "$work/disk.img" --not-before 2026-01-01)
 [ "$(man -w 5 clockfix.conf)" == /usr/share/man/man5/clockfix.conf.5.gz ] || fail "man -w 5 clockfix.conf"
 touch /var/lib/clockfix/clock
 
-DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >"$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "purge"; }
+DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >"$TMP/purge.log" 2>&1 || { cat "$TMP/purge.log"; fail "purge"; }
 for f in /usr/sbin/clockfix /etc/clockfix.conf /var/lib/clockfix /etc/systemd/system/sysinit.target.wants/clockfix.service \
         /usr/share/initramfs-tools/hooks/clockfix; do
         [ ! -e "$f" ] && [ ! -L "$f" ] || fail "$f is left after purge"

@@ -92,18 +92,10 @@ static unsigned pick(uint64_t *s, const unsigned *weights, unsigned n)
 
 void jh_geometry(uint64_t seed, uint32_t *ret_maxlen, uint32_t *ret_incompat, uint32_t *ret_fc_blocks)
 {
-        static const uint32_t features[] = {
-                JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT,
-                JM_INCOMPAT_CSUM_V3,
-                JM_INCOMPAT_CSUM_V2 | JM_INCOMPAT_64BIT,
-                JM_INCOMPAT_CSUM_V2,
-                JM_INCOMPAT_64BIT,
-                0,
-        };
         uint64_t s = jh_seed(seed ^ 0x6a62643267656full);
 
         *ret_maxlen = below(&s, 16) == 0 ? 32768 : 1024 + below(&s, 8192 - 1024 + 1);
-        *ret_incompat = features[below(&s, sizeof(features) / sizeof(features[0]))] | JM_INCOMPAT_REVOKE;
+        *ret_incompat = jm_tag_formats[below(&s, JM_TAG_FORMATS)] | JM_INCOMPAT_REVOKE;
         /* A fast-commit area (jm_init() drops it when it would leave fewer than 1024 log blocks). */
         *ret_fc_blocks = below(&s, 6) == 0 ? 64 + below(&s, 256) : 0;
 }

@@ -1,33 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jbd2-model: a journal described block by block, rendered to the bytes jbd2 writes */
 
-#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
 
+#include "be.h"
 #include "jbd2-model.h"
 
 #define MAGIC 0xc03b3998u
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-        v = htobe32(v);
-        memcpy(p, &v, 4);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-        v = htobe64(v);
-        memcpy(p, &v, 8);
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-        v = htobe16(v);
-        memcpy(p, &v, 2);
-}
+const uint32_t jm_tag_formats[JM_TAG_FORMATS] = {
+        JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT,
+        JM_INCOMPAT_CSUM_V3,
+        JM_INCOMPAT_CSUM_V2 | JM_INCOMPAT_64BIT,
+        JM_INCOMPAT_CSUM_V2,
+        JM_INCOMPAT_64BIT,
+        0,
+};
 
 static bool csum(const struct jmodel *m)
 {

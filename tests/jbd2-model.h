@@ -54,6 +54,11 @@ struct jmodel {
 #define JM_INCOMPAT_CSUM_V3     0x10u
 #define JM_INCOMPAT_FAST_COMMIT 0x20u
 
+/* Each tag format jbd2 writes, as the incompatible features that choose it: checksums v3, v2 and none,
+ * each with 64-bit block numbers and without. */
+#define JM_TAG_FORMATS 6
+extern const uint32_t jm_tag_formats[JM_TAG_FORMATS];
+
 /* An empty journal: superblock at block 0, log from block 1, clean, next sequence `sequence`. */
 void jm_init(struct jmodel *m, uint32_t blocksize, uint32_t maxlen, uint32_t incompat, uint32_t fc_blocks,
         uint32_t sequence);

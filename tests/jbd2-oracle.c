@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* jbd2-oracle: the newest plausible commit of a jbd2 journal, by reading every block of its log */
 
-#include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
 
+#include "be.h"
 #include "jbd2-oracle.h"
 
 /* The on-disk format, as in src/jbd2-block.c (and Linux's include/linux/jbd2.h). */
@@ -24,20 +26,6 @@
 #define FC_DEFAULT_BLOCKS    256u
 #define MIN_LOG_BLOCKS       1024u
 
-static uint32_t be32(const uint8_t *p)
-{
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return be32toh(v);
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return be64toh(v);
-}
-
 /* The crc32c from seed of size bytes of buf, the 4 bytes at `at` taken as zero, against what they hold. */
 static bool checksum_ok(const uint8_t *buf, uint32_t seed, size_t size, size_t at)
 {
@@ -46,7 +34,7 @@ static bool checksum_ok(const uint8_t *buf, uint32_t seed, size_t size, size_t a
 
         c = ext2fs_crc32c_le(c, zero, 4);
         c = ext2fs_crc32c_le(c, buf + at + 4, size - at - 4);
-        return c == be32(buf + at);
+        return c == get_be32(buf + at);
 }
 
 bool jo_plausible(uint64_t t, uint64_t floor, uint64_t not_after)
@@ -57,8 +45,8 @@ bool jo_plausible(uint64_t t, uint64_t floor, uint64_t not_after)
 /* h_commit_sec and h_commit_nsec in microseconds: 0 for no time, UINT64_MAX past what 64 bits hold. */
 static uint64_t commit_time(const uint8_t *b)
 {
-        uint64_t sec = be64(b + 0x30), u;
-        uint32_t nsec = be32(b + 0x38);
+        uint64_t sec = get_be64(b + 0x30), u;
+        uint32_t nsec = get_be32(b + 0x38);
 
         if (sec == 0)
                 return 0;
@@ -74,21 +62,21 @@ static uint64_t commit_time(const uint8_t *b)
 static int parse_superblock(const uint8_t *b, uint32_t blocksize, uint64_t sb_block, uint64_t max_blocks,
         bool fast_commit, struct jo_result *r, bool *ret_csum, uint32_t *ret_seed)
 {
-        uint32_t type = be32(b + 4), maxlen, incompat = 0, fc = 0;
+        uint32_t type = get_be32(b + 4), maxlen, incompat = 0, fc = 0;
         bool csum;
 
-        if (be32(b) != MAGIC || (type != TYPE_SUPERBLOCK_V1 && type != TYPE_SUPERBLOCK_V2))
+        if (get_be32(b) != MAGIC || (type != TYPE_SUPERBLOCK_V1 && type != TYPE_SUPERBLOCK_V2))
                 return -EMEDIUMTYPE;
-        maxlen = be32(b + 0x10);
-        r->first = be32(b + 0x14);
-        r->sequence = be32(b + 0x18);
-        r->start = be32(b + 0x1c);
+        maxlen = get_be32(b + 0x10);
+        r->first = get_be32(b + 0x14);
+        r->sequence = get_be32(b + 0x18);
+        r->start = get_be32(b + 0x1c);
         r->dirty = r->start != 0;
         if (type == TYPE_SUPERBLOCK_V2) {
-                incompat = be32(b + 0x28);
-                r->head = be32(b + 0x58);
+                incompat = get_be32(b + 0x28);
+                r->head = get_be32(b + 0x58);
         }
-        if (be32(b + 0x0c) != blocksize)
+        if (get_be32(b + 0x0c) != blocksize)
                 return -EUCLEAN;
         if (incompat & ~INCOMPAT_KNOWN)
                 return -EOPNOTSUPP;
@@ -100,7 +88,7 @@ static int parse_superblock(const uint8_t *b, uint32_t blocksize, uint64_t sb_bl
         /* The fast-commit area at the end: the filesystem's flag counts, the journal forgets its own when
          * clean. */
         if ((incompat & INCOMPAT_FAST_COMMIT) || fast_commit) {
-                fc = type == TYPE_SUPERBLOCK_V2 ? be32(b + 0x54) : 0;
+                fc = type == TYPE_SUPERBLOCK_V2 ? get_be32(b + 0x54) : 0;
                 if (fc == 0)
                         fc = FC_DEFAULT_BLOCKS;
                 if (fc >= maxlen || maxlen - fc < MIN_LOG_BLOCKS)
@@ -155,13 +143,13 @@ int jo_scan(jo_read_fn read, void *userdata, uint32_t blocksize, uint64_t sb_blo
         for (uint32_t block = r.first; block <= r.last; block++) {
                 uint32_t type, seq;
 
-                if (read(userdata, block, buf) < 0 || be32(buf) != MAGIC)
+                if (read(userdata, block, buf) < 0 || get_be32(buf) != MAGIC)
                         continue;
-                type = be32(buf + 4);
+                type = get_be32(buf + 4);
                 if (type != TYPE_DESCRIPTOR && type != TYPE_COMMIT && type != TYPE_REVOKE)
                         continue;
                 r.headers++;
-                seq = be32(buf + 8);
+                seq = get_be32(buf + 8);
                 if (type != TYPE_COMMIT || (csum && !checksum_ok(buf, seed, blocksize, 0x10)) ||
                         seq_after(seq, r.max))
                         continue;
@@ -200,4 +188,13 @@ const struct jo_commit *jo_commit_at(const struct jo_result *r, uint32_t block)
                 if (r->commits[i].block == block)
                         return &r->commits[i];
         return NULL;
+}
+
+void jo_print_commit(const char *what, const struct jo_commit *c)
+{
+        if (c->found)
+                printf("%s %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", what, c->sequence, c->block,
+                        c->time / 1000000);
+        else
+                printf("%s none\n", what);
 }

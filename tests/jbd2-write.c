@@ -24,7 +24,6 @@
  *                                 "history ..." after a history
  */
 
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,6 +34,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "be.h"
 #include "jbd2-history.h"
 #include "jbd2-model.h"
 #include "jbd2-oracle.h"
@@ -43,13 +43,6 @@ static void die(const char *what)
 {
         fprintf(stderr, "jbd2-write: %s\n", what);
         exit(2);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return be32toh(v);
 }
 
 static int model_read(void *userdata, uint64_t block, void *buf)
@@ -62,15 +55,6 @@ static int model_read(void *userdata, uint64_t block, void *buf)
         return 0;
 }
 
-static void print_commit(const char *what, const struct jo_commit *c)
-{
-        if (c->found)
-                printf("%s %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", what, c->sequence, c->block,
-                        c->time / 1000000);
-        else
-                printf("%s none\n", what);
-}
-
 /* What the oracle finds in m, and the history that wrote it (when one did). */
 static void oracle(const struct jmodel *m, bool fast_commit, uint64_t floor, uint64_t not_after,
         const struct jh_history *h)
@@ -81,8 +65,8 @@ static void oracle(const struct jmodel *m, bool fast_commit, uint64_t floor, uin
         if (jo_scan(model_read, (void *)m, m->blocksize, 0, m->maxlen, fast_commit, floor * 1000000,
                     not_after * 1000000, &o) < 0)
                 die("the oracle cannot read the journal written");
-        print_commit("best", &o.best);
-        print_commit("newest", &o.newest);
+        jo_print_commit("best", &o.best);
+        jo_print_commit("newest", &o.newest);
         if (h) {
                 jh_describe(h, m, d, sizeof(d));
                 printf("history %s\n", d);

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# lib.sh: what the shell tests share. Sourced; meson sets CLOCKFIX, FINGERPRINT, SRCDIR.
+# lib.sh: what the shell tests share. Sourced; meson sets CLOCKFIX, FINGERPRINT, SRCDIR. Its first
+# part, what needs neither meson nor root (fail and the checks, waiting, at_exit), is
+# tests/lib-base.sh.
 
-set -euo pipefail
-export TZ=UTC LC_ALL=C
+# shellcheck source=tests/lib-base.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib-base.sh"
 
 # Each test in a mount namespace of its own (as root). Tests run side by side, and a namespace
 # that another test makes meanwhile (unshare -m) would hold a copy of every mount this one makes:
@@ -13,38 +15,25 @@ if [ "$(id -u)" == 0 ] && [ -z "${CLOCKFIX_TEST_NS:-}" ]; then
 fi
 : "${CLOCKFIX:?run through meson test}" "${FINGERPRINT:?run through meson test}"
 
-TMP=$(mktemp -d /tmp/clockfix-test.XXXXXX)
+tmp_dir /tmp/clockfix-test.XXXXXX
 chmod 755 "$TMP"
+# The loop devices of attach, detached at exit (before $TMP, which holds their images, goes)
 LOOPS=()
-cleanup() {
+detach_loops() {
         local l
         for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
-        rm -rf "$TMP"
 }
-trap cleanup EXIT
+at_exit detach_loops
 
-# sq WORD: WORD quoted for /bin/sh (single quotes; bash's printf %q may write $'...', which dash
-# does not read)
-sq() {
-        printf "'%s'" "${1//\'/\'\\\'\'}"
-}
-
-# A cross build (cross/*.ini): the programs built for the target run under the exe wrapper that
-# meson names in MESON_EXE_WRAPPER (qemu-user with the target's sysroot), as this machine has no
-# binfmt_misc to do it. CLOCKFIX, CLOCKFIX_STATIC and CLOCKFIX_NOBLKID then name small scripts
-# that run them so, which every way of running a program takes (timeout, setpriv, strace, unshare,
-# ip netns exec); the ..._BIN variables name the programs themselves, for tests that copy or
-# inspect the file. SYSROOT is the wrapper's -L directory.
-EXE_WRAPPER=()
-SYSROOT=
+# In a cross build (EXE_WRAPPER, tests/lib-base.sh) the programs built for the target run under
+# the exe wrapper, as this machine has no binfmt_misc to do it. CLOCKFIX, CLOCKFIX_STATIC and
+# CLOCKFIX_NOBLKID then name small scripts that run them so, which every way of running a program
+# takes (timeout, setpriv, strace, unshare, ip netns exec); the ..._BIN variables name the programs
+# themselves, for tests that copy or inspect the file.
 CLOCKFIX_BIN=$CLOCKFIX
 CLOCKFIX_STATIC_BIN=${CLOCKFIX_STATIC:-}
 CLOCKFIX_NOBLKID_BIN=${CLOCKFIX_NOBLKID:-}
-if [ -n "${MESON_EXE_WRAPPER:-}" ]; then
-        eval "EXE_WRAPPER=($MESON_EXE_WRAPPER)"
-        for ((i = 1; i < ${#EXE_WRAPPER[@]}; i++)); do
-                [ "${EXE_WRAPPER[i - 1]}" != -L ] || SYSROOT=${EXE_WRAPPER[i]}
-        done
+if [ ${#EXE_WRAPPER[@]} -gt 0 ]; then
         mkdir -p "$TMP/bin"
         declare -A REAL_BIN # wrapper script -> the program it runs
         for v in CLOCKFIX CLOCKFIX_STATIC CLOCKFIX_NOBLKID; do
@@ -81,21 +70,6 @@ user_wrapper() {
                 chmod 755 "$w" "$w.bin"
         fi
         echo "$w"
-}
-
-fail() {
-        echo "FAIL: $*" >&2
-        exit 1
-}
-
-# assert_eq ACTUAL EXPECTED WHAT
-assert_eq() {
-        [ "$1" == "$2" ] || fail "$3: got '$1', expected '$2'"
-}
-
-# assert_match TEXT REGEX WHAT
-assert_match() {
-        grep -qE -- "$2" <<<"$1" || fail "$3: '$1' does not match /$2/"
 }
 
 # mkimg FILE EPOCH SIZE [MKE2FS-ARGS...]: an image whose created, last write and last check are EPOCH
@@ -193,7 +167,6 @@ live_root() {
         mkdir -p "$ROOT"
         mount "$DEV" "$ROOT"
         LIVE_MOUNTS=("$ROOT")
-        trap 'live_root_done; cleanup' EXIT
         for d in "$@" ${SYSROOT:+"${SYSROOT#/}"}; do
                 mkdir -p "$ROOT/$d"
                 mount --bind -o ro "/$d" "$ROOT/$d"
@@ -208,8 +181,8 @@ live_root_done() {
         local i
         for ((i = ${#LIVE_MOUNTS[@]} - 1; i >= 0; i--)); do umount "${LIVE_MOUNTS[i]}" 2>/dev/null || true; done
         LIVE_MOUNTS=()
-        trap cleanup EXIT
 }
+at_exit live_root_done
 
 # live_clockfix ARGS...: runs the clockfix of live_root there; sets OUT, ERR, RC
 live_clockfix() {
@@ -219,53 +192,33 @@ live_clockfix() {
         json_contract "clockfix $* (live)" "$@"
 }
 
-# wait_count FILE REGEX N SECONDS: waits until N lines of FILE match REGEX (extended); 1 if they
-# never do (FILE may not be there yet)
-wait_count() {
-        local i n
-        for ((i = 0; i < $4 * 10; i++)); do
-                n=$(grep -cE -- "$2" "$1" 2>/dev/null) || true
-                [ "${n:-0}" -lt "$3" ] || return 0
-                sleep 0.1
-        done
-        return 1
-}
-
-# wait_for FILE REGEX SECONDS: until FILE has a line matching REGEX; 1 if it never does
-wait_for() {
-        wait_count "$1" "$2" 1 "$3"
-}
-
-# wait_exit PID SECONDS: the exit status of PID, or fail if it runs longer
-wait_exit() {
-        local i
-        for ((i = 0; i < $2 * 10; i++)); do
-                kill -0 "$1" 2>/dev/null || {
-                        wait "$1" && return 0 || return $?
-                }
-                sleep 0.1
-        done
-        fail "$1 still running after $2 s"
-}
-
 # listen SOCKET: plays systemd's side of sd_notify() at SOCKET, into SOCKET.log, until killed
 # ($listener); returns once the socket is there.
 listen() {
-        local i
         rm -f "$1"
         "$NOTIFY_LISTEN" "$1" 600 >"$1.log" &
         listener=$!
-        for ((i = 0; i < 300; i++)); do
-                [ -S "$1" ] && return 0
-                sleep 0.1
-        done
-        fail "notify-listen did not bind $1"
+        wait_until 30 test -S "$1" || fail "notify-listen did not bind $1"
 }
 
 stop_listening() {
         kill "$listener" 2>/dev/null || true
         wait "$listener" 2>/dev/null || true
         listener=
+}
+
+# daemon_disk: what the daemon tests run a daemon on, which leaves the clock alone and without
+# CAP_SYS_TIME could not change it anyway: $TMP/old.img, an ext4 image last written a day ago
+# (old, in seconds); COMMON, the arguments that take it, no configuration file and a floor a day
+# before it; NOCAP, which runs a program without CAP_SYS_TIME; host_synced, the kernel's NTP state
+# of the host (true or false), read by clockfix itself (adjtimex, read only)
+# shellcheck disable=SC2034 # for the daemon tests
+daemon_disk() {
+        old=$(($(date +%s) - 86400))
+        mkimg "$TMP/old.img" "$old" 8M -t ext4
+        COMMON=(--device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))")
+        NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
+        host_synced=$("$CLOCKFIX" status --json "${COMMON[@]}" | jq -r .ntp_synchronized)
 }
 
 # jqo FILTER: applies jq to OUT
@@ -290,24 +243,4 @@ logdump_last() {
 # logdump_start IMAGE: the block a dirty log starts at, as debugfs logdump says
 logdump_start() {
         debugfs -c -R logdump "$1" 2>/dev/null | sed -n 's/^Journal starts at block \([0-9]*\), transaction.*/\1/p'
-}
-
-# close_to WHAT VALUE EXPECTED SLACK: VALUE within SLACK seconds of EXPECTED
-# between NAME VALUE LO HI: LO <= VALUE <= HI (a time taken between two readings of the clock: no
-# assumption on how long what came between took)
-between() {
-        [ -n "$2" ] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] || fail "$1: '$2' is not between $3 and $4"
-}
-
-close_to() {
-        [ -n "$2" ] && [ "$2" -ge $(($3 - $4)) ] && [ "$2" -le $(($3 + $4)) ] ||
-                fail "$1: '$2' is not within $4 s of $3"
-}
-
-# kernel_at_least MAJOR MINOR: whether the running kernel is that version or newer
-kernel_at_least() {
-        local v
-        v=$(uname -r)
-        v=${v%%-*}
-        [ "$(printf '%s\n%s\n' "$1.$2" "$(cut -d. -f1,2 <<<"$v")" | sort -V | head -n 1)" == "$1.$2" ]
 }

@@ -16,15 +16,10 @@ cleanup_loop() {
         [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null || true
         ip netns del "$NS" 2>/dev/null || true
         umount "$TMP/mnt" 2>/dev/null || true
-        cleanup
 }
-trap cleanup_loop EXIT
+at_exit cleanup_loop
 
-old=$(($(date +%s) - 86400))
-mkimg "$TMP/old.img" "$old" 8M -t ext4
-NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
-COMMON=(--device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))")
-host_synced=$("$CLOCKFIX" status --json "${COMMON[@]}" | jq -r .ntp_synchronized)
+daemon_disk
 echo "the host's clock synchronised by NTP: $host_synced"
 
 # A network namespace with a default route: the network is up at once.
@@ -191,17 +186,23 @@ mount --bind "$STAMPFS" /var/lib
 [ -z "$RO_HERE" ] || mount -o remount,bind,ro /var/lib
 exec "$@"
 SH
+# ro_daemon MODE RO_HERE REGEX N: the daemon, with the stamp filesystem mounted at $TMP/mnt as its
+# /var/lib (made read-only in its mount namespace alone when RO_HERE is not empty), until N lines
+# of its stderr match REGEX; then its CPU while it waits, and its stop. Sets err to its stderr.
+ro_daemon() {
+        STAMPFS=$TMP/mnt/var/lib RO_HERE=$2 start "$1" unshare -m --propagation private bash "$TMP/ro.sh" \
+                "${NOCAP[@]}" "$CLOCKFIX" daemon --stay --save-interval 1 -v "${COMMON[@]}"
+        wait_count "$TMP/$1.err" "$3" "$4" 180 || fail "$1: not said: $(cat "$TMP/$1.err")"
+        idle_cpu "$1" "$daemon"
+        stop "$1"
+        err=$(cat "$TMP/$1.err")
+}
 
 # 6. Read-only for every process (mounted ro): said once, at notice level; nothing started; no
 # stall at stop.
 mount -o loop,ro "$TMP/stamp.img" "$TMP/mnt"
-STAMPFS=$TMP/mnt/var/lib RO_HERE= start ro-everywhere unshare -m --propagation private bash "$TMP/ro.sh" \
-        "${NOCAP[@]}" "$CLOCKFIX" daemon --stay --save-interval 1 -v "${COMMON[@]}"
 said="Not touching /var/lib/clockfix/clock \(.*\): its filesystem is mounted read-only, for every process"
-wait_count "$TMP/ro-everywhere.err" "$said" 3 180 || fail "ro-everywhere: not said: $(cat "$TMP/ro-everywhere.err")"
-idle_cpu ro-everywhere "$daemon"
-stop ro-everywhere
-err=$(cat "$TMP/ro-everywhere.err")
+ro_daemon ro-everywhere "" "$said" 3
 assert_eq "$(grep -c "^<5>.*$said" <<<"$err")" 1 "ro-everywhere: said once, then in the debug output"
 assert_match "$err" "^<7>clockfix: Not touching /var/lib/clockfix/clock \(at stop\): its filesystem is mounted read-only" \
         "ro-everywhere: at stop, nothing tried"
@@ -211,13 +212,8 @@ umount "$TMP/mnt"
 # 7. Read-only in the daemon's namespace alone (a read-only bind mount of a filesystem mounted
 # read-write), with no systemd to start clockfix-stamp.service: one warning naming both causes.
 mount -o loop "$TMP/stamp.img" "$TMP/mnt"
-STAMPFS=$TMP/mnt/var/lib RO_HERE=1 start ro-here unshare -m --propagation private bash "$TMP/ro.sh" \
-        "${NOCAP[@]}" "$CLOCKFIX" daemon --stay --save-interval 1 -v "${COMMON[@]}"
 cannot="Cannot touch /var/lib/clockfix/clock \(no other write in the interval\): read-only in clockfix's sandbox, and (cannot start clockfix-stamp.service: cannot connect to systemd \(/run/systemd/private\) or the system bus|no libsystemd to start clockfix-stamp.service)$"
-wait_count "$TMP/ro-here.err" "$cannot" 2 180 || fail "ro-here: $(cat "$TMP/ro-here.err")"
-idle_cpu ro-here "$daemon"
-stop ro-here
-err=$(cat "$TMP/ro-here.err")
+ro_daemon ro-here 1 "$cannot" 2
 assert_eq "$(grep -cE "^<4>clockfix: $cannot" <<<"$err")" 1 "ro-here: one warning, then in the debug output"
 grep -q "No such file or directory\|mounted read-only, for every process" <<<"$err" &&
         fail "ro-here: a wrong cause: $err"

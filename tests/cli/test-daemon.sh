@@ -20,23 +20,18 @@ cleanup_daemon() {
         [ -z "${daemon:-}" ] || kill -KILL "$daemon" 2>/dev/null || true
         [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null || true
         umount "$TMP/mnt" 2>/dev/null || true
-        cleanup
 }
-trap cleanup_daemon EXIT
+at_exit cleanup_daemon
 
 # Disks older than the clock: the daemon leaves the clock alone, and could not change it anyway.
-old=$(($(date +%s) - 86400))
-mkimg "$TMP/old.img" "$old" 8M -t ext4
-NOCAP=(setpriv --inh-caps=-sys_time --bounding-set=-sys_time)
-# The kernel's NTP state of the host, read by clockfix itself (adjtimex, read only).
-host_synced=$("$CLOCKFIX" status --json --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" | jq -r .ntp_synchronized)
+daemon_disk
 
 ############################################################################
 # Readiness, a default route that appears later, the NTP unit, SIGTERM.
 ip netns add "$NS"
 listen "$TMP/notify"
 NOTIFY_SOCKET=$TMP/notify ip netns exec "$NS" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run --stay --timeout 3 \
-        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" --ntp-unit chrony.service 2>"$TMP/d1.err" &
+        "${COMMON[@]}" --ntp-unit chrony.service 2>"$TMP/d1.err" &
 daemon=$!
 wait_for "$TMP/notify.log" "READY=1" 30 || fail "no READY=1: $(cat "$TMP/notify.log" "$TMP/d1.err")"
 assert_match "$(cat "$TMP/notify.log")" \
@@ -98,8 +93,8 @@ for bin in "$CLOCKFIX" "$CLOCKFIX_STATIC"; do
         stop_listening
 done
 listen "$TMP/notify2"
-NOTIFY_SOCKET=$TMP/notify2 "${NOCAP[@]}" "$CLOCKFIX_STATIC" daemon --dry-run --device "$TMP/old.img" --config /dev/null \
-        --not-before "@$((old - 86400))" --timeout 1 2>"$TMP/static.err" || fail "static daemon: $(cat "$TMP/static.err")"
+NOTIFY_SOCKET=$TMP/notify2 "${NOCAP[@]}" "$CLOCKFIX_STATIC" daemon --dry-run "${COMMON[@]}" --timeout 1 \
+        2>"$TMP/static.err" || fail "static daemon: $(cat "$TMP/static.err")"
 wait_for "$TMP/notify2.log" "^READY=1 \| STATUS=Clock left alone, already past superblock:" 30 ||
         fail "static daemon: no READY=1: $(cat "$TMP/notify2.log" "$TMP/static.err")"
 stop_listening
@@ -124,7 +119,7 @@ wait "$daemon"
 SH
 rc=0
 timeout 20 unshare -m --propagation private bash "$TMP/sync.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run \
-        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" 2>"$TMP/d3.err" || rc=$?
+        "${COMMON[@]}" 2>"$TMP/d3.err" || rc=$?
 assert_eq "$rc" 0 "synchronised: exit"
 d3=$(cat "$TMP/d3.err")
 if [ "$host_synced" == false ]; then
@@ -163,7 +158,7 @@ mount --bind "$TMP/mnt/var/lib" /var/lib
 exec "\$@"
 SH
 unshare -m --propagation private bash "$TMP/keep.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --stay --save-interval 1 \
-        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" -v 2>"$TMP/d4.err" &
+        "${COMMON[@]}" -v 2>"$TMP/d4.err" &
 daemon=$!
 sleep 4
 [ -e "$stamp" ] && fail "the stamp was written while another writer wrote: $(cat "$TMP/d4.err")"
@@ -204,7 +199,7 @@ mount --bind "$TMP/empty" /var/lib
 exec "\$@"
 SH
 unshare -m --propagation private bash "$TMP/nodir.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --stay \
-        --device "$TMP/old.img" --config /dev/null --not-before "@$((old - 86400))" 2>"$TMP/d5.err" &
+        "${COMMON[@]}" 2>"$TMP/d5.err" &
 daemon=$!
 wait_for "$TMP/d5.err" "/var/lib/clockfix is not a directory: the stamp file is not kept" 30 ||
         fail "no warning without the directory: $(cat "$TMP/d5.err")"

@@ -11,7 +11,7 @@
 
 MNT=$TMP/mnt
 mkdir "$MNT"
-trap 'umount "$MNT" 2>/dev/null || true; cleanup' EXIT
+at_exit 'umount "$MNT" 2>/dev/null || true'
 
 # writes N: N writes, each synced to the file (a journal commit each)
 writes() {
@@ -132,11 +132,8 @@ between "external: last commit" "$(jqo '.devices[0].journal.newest.time')" "$WRI
 # losetup -d only marks a device that is still open (udev probing it after the unmount) to be
 # detached at its last close: wait until it is really gone.
 losetup -d "$jdev"
-for ((i = 0; i < 100; i++)); do
-        losetup "$jdev" >/dev/null 2>&1 || break
-        sleep 0.1
-done
-! losetup "$jdev" >/dev/null 2>&1 || fail "external, gone: $jdev still attached 10 s after losetup -d"
+detached() { ! losetup "$1" >/dev/null 2>&1; }
+wait_until 10 detached "$jdev" || fail "external, gone: $jdev still attached 10 s after losetup -d"
 started=$(date +%s%N)
 cf set --dry-run --wait 60 --device "$TMP/ext.img" --not-before 2020-01-01 --now 2000-01-01
 took=$((($(date +%s%N) - started) / 1000000))

@@ -13,7 +13,7 @@ img=$TMP/root.img
 mkimg "$img" "$(($(date +%s) - 3600))" 256M -t ext4
 mkdir "$TMP/mnt"
 mount -o loop "$img" "$TMP/mnt"
-trap 'umount "$TMP/mnt" 2>/dev/null || true; cleanup' EXIT
+at_exit 'umount "$TMP/mnt" 2>/dev/null || true'
 
 start=$(date +%s)
 while [ $(($(date +%s) - start)) -lt 62 ]; do

@@ -16,7 +16,7 @@ mount -t ext4 "$DEV" "$TMP/mnt"
 mounted_after=$(date +%s)
 unmounted=
 umount_it() { [ -n "$unmounted" ] || umount "$TMP/mnt"; unmounted=1; }
-trap 'umount_it 2>/dev/null || true; cleanup' EXIT
+at_exit 'umount_it 2>/dev/null || true'
 for i in 1 2 3; do echo "$i" >"$TMP/mnt/file$i"; done
 sync
 

@@ -9,7 +9,7 @@
 
 MNT=$TMP/mnt
 mkdir "$MNT"
-trap 'umount "$MNT" 2>/dev/null || true; cleanup' EXIT
+at_exit 'umount "$MNT" 2>/dev/null || true'
 
 # A root with two stamp files on the disk, and a journal holding commits: copied while mounted.
 img=$TMP/root.img

@@ -159,7 +159,7 @@ fi
 mkdir -p "$TMP/img/var/lib/clockfix" "$TMP/mnt"
 mkimg "$TMP/stamp.img" "$old" 16M -t ext4 -d "$TMP/img"
 mount -o loop "$TMP/stamp.img" "$TMP/mnt"
-trap 'umount "$TMP/mnt" 2>/dev/null || true; cleanup' EXIT
+at_exit 'umount "$TMP/mnt" 2>/dev/null || true'
 stamp=$TMP/mnt/var/lib/clockfix/clock
 touch -d @"$T39" "$stamp" "$TMP/mnt/var/lib/clockfix"
 cat >"$TMP/keep.sh" <<SH

@@ -2,11 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # replay.sh TARGET DIR...: runs a fuzz target (built with driver.c) once on every file in the
 # directories: the seed corpus and the inputs that once made a target crash. Any crash fails.
-set -euo pipefail
+. "$(dirname "$0")/../lib-base.sh"
 target=$1
 shift
 mapfile -t inputs < <(find "$@" -type f 2>/dev/null | sort)
-[ ${#inputs[@]} -gt 0 ] || { echo "FAIL: no input in $*" >&2; exit 1; }
-# In a cross build, through the exe wrapper (qemu-user) that meson names, shell-quoted.
-eval "wrapper=(${MESON_EXE_WRAPPER:-})"
-"${wrapper[@]}" "$target" "${inputs[@]}"
+[ ${#inputs[@]} -gt 0 ] || fail "no input in $*"
+# In a cross build, through the exe wrapper (qemu-user) that meson names.
+"${EXE_WRAPPER[@]}" "$target" "${inputs[@]}"

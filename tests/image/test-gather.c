@@ -8,7 +8,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -20,41 +19,14 @@
 
 #define T_WRITE 1800000600u
 
-static char dir[] = "/tmp/test-gather-XXXXXX";
 static char loops[8][64];
 static size_t n_loops;
-
-__attribute__((format(printf, 1, 2))) static char *run(const char *format, ...)
-{
-        char cmd[2048], *out = NULL;
-        size_t n = 0;
-        va_list ap;
-
-        va_start(ap, format);
-        vsnprintf(cmd, sizeof(cmd), format, ap);
-        va_end(ap);
-        FILE *p = popen(cmd, "r");
-        check(p != NULL);
-        if (!p)
-                return strdup("");
-        if (getline(&out, &n, p) < 0) {
-                free(out);
-                out = strdup("");
-        }
-        out[strcspn(out, "\n")] = '\0';
-        int r = pclose(p);
-        if (r != 0) {
-                fprintf(stderr, "command failed (%d): %s\n", r, cmd);
-                test_failures++;
-        }
-        return out;
-}
 
 static void detach_all(void)
 {
         for (size_t i = 0; i < n_loops; i++)
                 free(run("losetup -d '%s' 2>&1 || true", loops[i]));
-        free(run("rm -rf '%s'", dir));
+        test_dir_remove();
 }
 
 /* Attaches an image to a free loop device, partitions scanned; returns the device. */
@@ -65,22 +37,6 @@ static const char *attach(const char *image)
         snprintf(loops[n_loops], sizeof(loops[0]), "%s", dev);
         free(dev);
         return loops[n_loops++];
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-        static char path[4][256];
-        static unsigned next;
-        char *p = path[next++ % 4];
-
-        snprintf(p, 256, "%s/%s", dir, name);
-        FILE *f = fopen(p, "we");
-        check(f != NULL);
-        if (f) {
-                fputs(text, f);
-                fclose(f);
-        }
-        return p;
 }
 
 static bool same_device(const char *a, const char *b)
@@ -96,21 +52,19 @@ static const char *disk, *part;
 
 static void setup(void)
 {
-        char img[300], pimg[300];
-
         /* Names unique to this run: other tests and the host's own disks must not match. */
         snprintf(label, sizeof(label), "cfx%d", (int)getpid());
         snprintf(partlabel, sizeof(partlabel), "cfxpart%d", (int)getpid());
         snprintf(uuid, sizeof(uuid), "%08x-1111-4222-8333-444455556666", (unsigned)getpid());
         snprintf(partuuid, sizeof(partuuid), "%08x-aaaa-4bbb-8ccc-ddddeeeeffff", (unsigned)getpid());
 
-        snprintf(img, sizeof(img), "%s/disk.img", dir);
+        const char *img = test_path("disk.img");
         free(run("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -L %s -U %s '%s' 16M 2>&1", T_WRITE, label,
                 uuid, img));
         disk = attach(img);
 
         /* A GPT disk with one partition holding ext4: PARTUUID and PARTLABEL live in the partition table. */
-        snprintf(pimg, sizeof(pimg), "%s/parted.img", dir);
+        const char *pimg = test_path("parted.img");
         free(run("truncate -s 24M '%s' && printf 'label: gpt\\nsize=16M, type=L, uuid=%s, name=%s\\n' | "
                  "sfdisk -q '%s' 2>&1",
                 pimg, partuuid, partlabel, pimg));
@@ -245,8 +199,8 @@ static void test_gather(void)
         evidence_free(&ev);
 
         /* A device that root= and mountinfo both name is tried once, even when it cannot be read. */
-        char img[300], cmd[256];
-        snprintf(img, sizeof(img), "%s/zeros.img", dir);
+        char cmd[256];
+        const char *img = test_path("zeros.img");
         free(run("head -c 4M /dev/zero > '%s'", img));
         const char *zeros = attach(img);
         check(stat(zeros, &st) == 0);
@@ -262,12 +216,13 @@ static void test_gather(void)
 
 static void test_wait(void)
 {
-        char img[300], lbl[32], cmdline[128];
+        char lbl[32], cmdline[128];
+        const char *img;
         struct evidence ev;
         pid_t pid;
 
         snprintf(lbl, sizeof(lbl), "cfxlate%d", (int)getpid());
-        snprintf(img, sizeof(img), "%s/late.img", dir);
+        img = test_path("late.img");
         free(run("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -L %s '%s' 8M 2>&1", T_WRITE, lbl, img));
 
         /* The device appears a second after clockfix starts looking for it. */
@@ -312,7 +267,7 @@ int main(void)
                 fprintf(stderr, "test-gather needs root for loop devices (CI runs as root)\n");
                 return EXIT_FAILURE;
         }
-        check(mkdtemp(dir) != NULL);
+        test_dir_make("test-gather");
         atexit(detach_all);
         setup();
         test_resolve();

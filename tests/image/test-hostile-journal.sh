@@ -170,7 +170,7 @@ at=$((ind * 1024 + (bad - 268) % 256 * 4))
 printf '\xf0\xff\xff\x0f' | dd of="$outer" bs=1 seek="$at" conv=notrunc status=none
 mkdir "$TMP/outer"
 inner=
-trap '[ -z "$inner" ] || losetup -d "$inner" || true; umount "$TMP/outer" 2>/dev/null || umount -l "$TMP/outer" 2>/dev/null || true; cleanup' EXIT
+at_exit '[ -z "$inner" ] || losetup -d "$inner" || true; umount "$TMP/outer" 2>/dev/null || umount -l "$TMP/outer" 2>/dev/null || true'
 mount -o ro,loop "$outer" "$TMP/outer"
 inner=$(losetup -r -f --show "$TMP/outer/inner")
 dd if="$inner" of=/dev/null bs=1024 skip="$bad" count=1 status=none 2>/dev/null &&

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,48 +16,10 @@
 #include "superblock.h"
 #include "test.h"
 
-static char dir[] = "/tmp/test-superblock-XXXXXX";
-static char path[512];
-
-/* Runs a shell command; fails the test if it fails. */
-__attribute__((format(printf, 1, 2))) static void sh(const char *format, ...)
-{
-        char cmd[2048];
-        va_list ap;
-
-        va_start(ap, format);
-        vsnprintf(cmd, sizeof(cmd), format, ap);
-        va_end(ap);
-        int r = system(cmd);
-        if (r != 0) {
-                fprintf(stderr, "command failed (%d): %s\n", r, cmd);
-                test_failures++;
-        }
-}
-
-static const char *img(const char *name)
-{
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        return path;
-}
-
 /* What `fingerprint` prints: changes on any write. */
 static char *fingerprint(const char *file)
 {
-        char cmd[600], *line = NULL;
-        size_t n = 0;
-
-        snprintf(cmd, sizeof(cmd), "'%s' '%s'", getenv("FINGERPRINT"), file);
-        FILE *p = popen(cmd, "r");
-        check(p != NULL);
-        if (!p)
-                return strdup("");
-        if (getline(&line, &n, p) < 0) {
-                free(line);
-                line = strdup("");
-        }
-        check_int(pclose(p), 0);
-        return line;
+        return run("'%s' '%s'", getenv("FINGERPRINT"), file);
 }
 
 /* superblock_read() with the never-write check around it. */
@@ -102,7 +63,7 @@ static void test_kinds(void)
 {
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
                 const struct fs_kind *k = kinds + i;
-                const char *file = img(k->name);
+                const char *file = test_path(k->name);
                 struct superblock sb;
                 const char *reason = "unset";
 
@@ -151,7 +112,7 @@ static void set_times_raw(const char *file, uint32_t mtime, uint8_t mtime_hi, ui
 
 static void test_hi_bytes(void)
 {
-        const char *file = img("hi.img");
+        const char *file = test_path("hi.img");
         struct superblock sb;
 
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum '%s' 8M 2>/dev/null", T_CREATED,
@@ -207,24 +168,24 @@ static void test_bad(void)
 {
         struct superblock sb;
         const char *reason;
-        char file[512];
+        const char *file;
 
         check_int(read_sb("/dev/null", &sb, NULL), -ENOTBLK);
-        check_int(superblock_read(img("missing"), &sb, NULL), -ENOENT);
-        check_int(superblock_read(dir, &sb, NULL), -EISDIR);
+        check_int(superblock_read(test_path("missing"), &sb, NULL), -ENOENT);
+        check_int(superblock_read(test_dir, &sb, NULL), -EISDIR);
 
-        snprintf(file, sizeof(file), "%s", img("empty"));
+        file = test_path("empty");
         sh("touch '%s'", file);
         check_int(read_sb(file, &sb, NULL), -ENODATA);
 
         /* Cut inside the superblock. */
-        snprintf(file, sizeof(file), "%s", img("cut"));
+        file = test_path("cut");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 8M 2>/dev/null && truncate -s 1500 '%s'",
                 T_CREATED, file, file);
         check_int(read_sb(file, &sb, NULL), -ENODATA);
 
         /* Cut after the superblock: readable, and marked as truncated. */
-        snprintf(file, sizeof(file), "%s", img("short"));
+        file = test_path("short");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 64M 2>/dev/null && truncate -s 1M '%s'",
                 T_CREATED, file, file);
         check_int(read_sb(file, &sb, NULL), 0);
@@ -233,28 +194,28 @@ static void test_bad(void)
         check_u64(sb.fs_bytes, 64 << 20);
         check_u64(sb.time_sec[SB_TIME_CREATED], T_CREATED);
 
-        snprintf(file, sizeof(file), "%s", img("zeros"));
+        file = test_path("zeros");
         sh("head -c 1M /dev/zero > '%s'", file);
         reason = NULL;
         check_int(read_sb(file, &sb, &reason), -EMEDIUMTYPE);
         check(reason != NULL);
 
-        snprintf(file, sizeof(file), "%s", img("random"));
+        file = test_path("random");
         write_random(file, 1 << 20);
         check_int(read_sb(file, &sb, NULL), -EMEDIUMTYPE);
 
-        snprintf(file, sizeof(file), "%s", img("vfat"));
+        file = test_path("vfat");
         sh("mkfs.vfat -C '%s' 8192 >/dev/null", file);
         check_int(read_sb(file, &sb, NULL), -EMEDIUMTYPE);
 
         /* An external journal: a superblock with times, but no filesystem's (with or without FORCE). */
-        snprintf(file, sizeof(file), "%s", img("journal-dev"));
+        file = test_path("journal-dev");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -O journal_dev -b 4096 '%s' 8M >/dev/null 2>&1", T_CREATED,
                 file);
         check_int(read_sb(file, &sb, NULL), -EREMOTE);
 
         /* metadata_csum with a byte of the label changed: checksum wrong, times still read. */
-        snprintf(file, sizeof(file), "%s", img("badcsum"));
+        file = test_path("badcsum");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -O metadata_csum -L good '%s' 8M 2>/dev/null",
                 T_CREATED, file);
         poke(file, 1024 + 0x78, "bad!", 4);
@@ -263,7 +224,7 @@ static void test_bad(void)
         check_u64(sb.time_sec[SB_TIME_CREATED], T_CREATED);
 
         /* A block size exponent that makes no sense. */
-        snprintf(file, sizeof(file), "%s", img("badbs"));
+        file = test_path("badbs");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext2 '%s' 8M 2>/dev/null", T_CREATED, file);
         uint32_t huge = 40;
         poke(file, 1024 + 0x18, &huge, 4);
@@ -272,7 +233,7 @@ static void test_bad(void)
         check(reason != NULL);
 
         /* An incompatible feature this libext2fs does not know: the superblock is read all the same. */
-        snprintf(file, sizeof(file), "%s", img("future"));
+        file = test_path("future");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext2 '%s' 8M 2>/dev/null", T_CREATED, file);
         uint32_t incompat = 0x80000000u | 0x2; /* filetype + an unknown bit */
         poke(file, 1024 + 0x60, &incompat, 4);
@@ -281,7 +242,7 @@ static void test_bad(void)
         check_u64(sb.time_sec[SB_TIME_CREATED], T_CREATED);
 
         /* All times zero (ext2 has no checksum to fix): readable, with nothing to offer. */
-        snprintf(file, sizeof(file), "%s", img("zerotimes"));
+        file = test_path("zerotimes");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext2 '%s' 8M 2>/dev/null", T_CREATED, file);
         uint32_t zero = 0;
         poke(file, 1024 + 0x2c, &zero, 4);  /* s_mtime */
@@ -293,7 +254,7 @@ static void test_bad(void)
                 check_u64(sb.time_sec[t], 0);
 
         /* A '?' in the name is part of the name, not libext2fs I/O options. */
-        snprintf(file, sizeof(file), "%s", img("odd?name"));
+        file = test_path("odd?name");
         sh("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 '%s' 8M 2>/dev/null", T_CREATED, file);
         check_int(read_sb(file, &sb, NULL), 0);
         check_u64(sb.time_sec[SB_TIME_CREATED], T_CREATED);
@@ -315,11 +276,11 @@ static void test_names(void)
 int main(void)
 {
         check(getenv("FINGERPRINT") != NULL);
-        check(mkdtemp(dir) != NULL);
+        test_dir_make("test-superblock");
         test_names();
         test_kinds();
         test_hi_bytes();
         test_bad();
-        sh("rm -rf '%s'", dir);
+        test_dir_remove();
         test_end();
 }

@@ -11,12 +11,10 @@
 # - -Dlibsystemd=enabled or -Dblkid=enabled without their .pc file, and -Dlibsystemd=enabled with
 #   -Dstatic=true: setup fails and names what is missing.
 # The build being tested ($CLOCKFIX, with both libraries found) shows the checks can fail.
-set -euo pipefail
+. "$SRCDIR/tests/lib-base.sh"
 cd "$SRCDIR"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-TMP=$(mktemp -d "$BUILDDIR/test-build-options.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+tmp_dir "$BUILDDIR/test-build-options.XXXXXX"
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 export CC=$TARGET_CC
 

@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's two commands exist, and CI runs exactly the README's test command.
-set -euo pipefail
+. "$SRCDIR/tests/lib-base.sh"
 cd "$SRCDIR"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 grep -qx '    bash tests/demo.sh' README.md || fail "README.md does not give 'bash tests/demo.sh'"
 grep -qx '    bash tests/run.sh' README.md || fail "README.md does not give 'bash tests/run.sh'"

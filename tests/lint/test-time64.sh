@@ -7,9 +7,8 @@
 # time_t, but a file built with a 64-bit one of its own (#define _TIME_BITS 64, as src/clock.c;
 # it must not include libext2fs). Comments are not code: each file is read with its comments
 # removed by the compiler's own preprocessor, and its strings emptied.
-set -euo pipefail
+. "$SRCDIR/tests/lib-base.sh"
 cd "$SRCDIR"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A call of the stat() family (file_stat( is not: a letter or _ before the name).
 STAT='(^|[^_a-zA-Z0-9])(f|l)?stat(at)?(64)?[[:space:]]*\(|struct[[:space:]]+stat[[:space:]]'

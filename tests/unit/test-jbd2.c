@@ -176,22 +176,13 @@ static void test_dirty_wrapped_torn(void)
 /* Each tag format: checksum v3, v2 (64 and 32 bit), none (64 and 32 bit); descriptors that fill up. */
 static void test_tag_formats(void)
 {
-        static const uint32_t features[] = {
-                JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT,
-                JM_INCOMPAT_CSUM_V3,
-                JM_INCOMPAT_CSUM_V2 | JM_INCOMPAT_64BIT,
-                JM_INCOMPAT_CSUM_V2,
-                JM_INCOMPAT_64BIT,
-                0,
-        };
-
-        for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+        for (size_t i = 0; i < JM_TAG_FORMATS; i++) {
                 for (uint32_t bs = 1024; bs <= 4096; bs *= 4) {
                         struct jmodel m;
                         struct jbd2_report r;
                         uint32_t per, start, last = 0;
 
-                        jm_init(&m, bs, 65536, features[i] | JM_INCOMPAT_REVOKE, 0, 50);
+                        jm_init(&m, bs, 65536, jm_tag_formats[i] | JM_INCOMPAT_REVOKE, 0, 50);
                         per = jm_tags_per_descriptor(&m);
                         start = m.pos;
                         /* Transactions of 2.5 descriptors' worth of data, some with a revoke block. */

@@ -6,15 +6,32 @@
 #include "report.h"
 #include "test.h"
 
+/* What is written to f between capture_open() and capture_close(), which returns it (free it). */
+struct capture {
+        char *buf;
+        size_t size;
+        FILE *f;
+};
+
+static FILE *capture_open(struct capture *c)
+{
+        *c = (struct capture){ 0 };
+        c->f = open_memstream(&c->buf, &c->size);
+        return c->f;
+}
+
+static char *capture_close(struct capture *c)
+{
+        fclose(c->f);
+        return c->buf;
+}
+
 static char *capture_string(const char *s)
 {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        struct capture c;
 
-        json_string(f, s);
-        fclose(f);
-        return buf;
+        json_string(capture_open(&c), s);
+        return capture_close(&c);
 }
 
 static void check_escape(const char *in, const char *out)
@@ -22,6 +39,30 @@ static void check_escape(const char *in, const char *out)
         char *s = capture_string(in);
         check_str(s, out);
         free(s);
+}
+
+/* The policy of these reports: a floor in 2023, not after 2055, the margin given. */
+static struct policy policy(usec_t margin)
+{
+        return (struct policy){
+                .floor = 1700000000 * USEC_PER_SEC, .not_after = 2700000000 * USEC_PER_SEC, .margin = margin
+        };
+}
+
+/* What these reports show: ev decided into d under p, with the clock at 2000-01-01 (an RTC reset). */
+static struct status decided(const struct policy *p, const struct evidence *ev, struct decision *d)
+{
+        check_int(decide(p, 946684800 * USEC_PER_SEC, false, ev->candidates, ev->n_candidates, d), 0);
+        return (struct status){ p, "build time", 946684800 * USEC_PER_SEC, 0, ev, d };
+}
+
+/* What report_json() or report_text() writes of s (free it). */
+static char *render(void (*report)(FILE *f, const struct status *s), const struct status *s)
+{
+        struct capture c;
+
+        report(capture_open(&c), s);
+        return capture_close(&c);
 }
 
 static void test_escape(void)
@@ -55,18 +96,12 @@ static void test_json(void)
                 { "/dev/vda", "superblock:created", 1000000000 * USEC_PER_SEC },
         };
         struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 2 };
-        struct policy p = { .floor = 1700000000 * USEC_PER_SEC,
-                .not_after = 2700000000 * USEC_PER_SEC,
-                .margin = USEC_PER_SEC };
+        struct policy p = policy(USEC_PER_SEC);
         struct decision d;
-        char *buf = NULL;
-        size_t size = 0;
+        char *buf;
 
-        check_int(decide(&p, 946684800 * USEC_PER_SEC, false, c, 2, &d), 0);
-        struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
-        FILE *f = open_memstream(&buf, &size);
-        report_json(f, &s);
-        fclose(f);
+        struct status s = decided(&p, &ev, &d);
+        buf = render(report_json, &s);
 
         check_str(buf,
                 "{\"now\":946684800,\"estimate\":1800000000,\"source\":\"superblock:last_write\","
@@ -89,9 +124,7 @@ static void test_json(void)
         /* Unavailable: estimate, source and target are null. */
         ev.n_candidates = 0;
         check_int(decide(&p, 0, false, c, 0, &d), 0);
-        f = open_memstream(&buf, &size);
-        report_json(f, &s);
-        fclose(f);
+        buf = render(report_json, &s);
         check(strstr(buf,
                       "\"estimate\":null,\"source\":null,\"device\":null,\"target\":null,"
                       "\"action\":\"unavailable\"") != NULL);
@@ -120,18 +153,12 @@ static void test_json_limits(void)
                 { "big.img", "superblock:last_write", 9007199254 * USEC_PER_SEC },    /* 2^53 us, nearly */
         };
         struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 3 };
-        struct policy p = { .floor = 1700000000 * USEC_PER_SEC,
-                .not_after = 2700000000 * USEC_PER_SEC,
-                .margin = UINT64_C(1) << 54 };
+        struct policy p = policy(UINT64_C(1) << 54);
         struct decision d;
-        char *buf = NULL;
-        size_t size = 0;
+        char *buf;
 
-        check_int(decide(&p, 946684800 * USEC_PER_SEC, false, c, 3, &d), 0);
-        struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
-        FILE *f = open_memstream(&buf, &size);
-        report_json(f, &s);
-        fclose(f);
+        struct status s = decided(&p, &ev, &d);
+        buf = render(report_json, &s);
 
         check(strstr(buf, "\"margin_usec\":null,") != NULL);
         check(strstr(buf, "\"fs_bytes\":null,\"device_bytes\":9007199254740992,") != NULL);
@@ -187,20 +214,14 @@ static void test_stamps_skipped(void)
         };
         struct candidate c[] = { { "root.img", "journal:last_commit", 1796200049 * USEC_PER_SEC } };
         struct evidence ev = { .devices = &dev, .n_devices = 1, .candidates = c, .n_candidates = 1 };
-        struct policy p = { .floor = 1700000000 * USEC_PER_SEC,
-                .not_after = 2700000000 * USEC_PER_SEC,
-                .margin = USEC_PER_SEC };
+        struct policy p = policy(USEC_PER_SEC);
         struct decision d;
-        char *buf = NULL;
-        size_t size = 0;
+        char *buf;
         const char *why =
                 "no stamp file can be newer than the journal's newest commit (2026-12-02T08:27:29Z)";
 
-        check_int(decide(&p, 946684800 * USEC_PER_SEC, false, c, 1, &d), 0);
-        struct status s = { &p, "build time", 946684800 * USEC_PER_SEC, 0, &ev, &d };
-        FILE *f = open_memstream(&buf, &size);
-        report_json(f, &s);
-        fclose(f);
+        struct status s = decided(&p, &ev, &d);
+        buf = render(report_json, &s);
         char *expect = NULL;
         check(asprintf(&expect, "\"stamps_skipped\":\"%s\"}]", why) > 0);
         check(strstr(buf, expect) != NULL);
@@ -208,10 +229,7 @@ static void test_stamps_skipped(void)
         free(buf);
         free(expect);
 
-        buf = NULL;
-        f = open_memstream(&buf, &size);
-        report_text(f, &s);
-        fclose(f);
+        buf = render(report_text, &s);
         check(asprintf(&expect, "\n  Stamp files: not read: %s\n", why) > 0);
         check(strstr(buf, expect) != NULL);
         free(buf);
@@ -220,16 +238,10 @@ static void test_stamps_skipped(void)
         /* Read: no line about them, and null. */
         dev.have_stamps = true;
         dev.stamps_why = STAMPS_NO_COMMIT;
-        buf = NULL;
-        f = open_memstream(&buf, &size);
-        report_json(f, &s);
-        fclose(f);
+        buf = render(report_json, &s);
         check(strstr(buf, "\"stamps_skipped\":null,\"files\":[") != NULL);
         free(buf);
-        buf = NULL;
-        f = open_memstream(&buf, &size);
-        report_text(f, &s);
-        fclose(f);
+        buf = render(report_text, &s);
         check(strstr(buf, "Stamp files") == NULL);
         free(buf);
 }

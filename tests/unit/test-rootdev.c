@@ -12,23 +12,6 @@
 #include "rootdev.h"
 #include "test.h"
 
-static char dir[] = "/tmp/test-rootdev-XXXXXX";
-
-static const char *write_file(const char *name, const char *text)
-{
-        static char path[256];
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        f = fopen(path, "we");
-        check(f != NULL);
-        if (f) {
-                fputs(text, f);
-                fclose(f);
-        }
-        return path;
-}
-
 static void check_root(const char *cmdline, const char *expected)
 {
         char *v = NULL;
@@ -191,7 +174,8 @@ static void test_fstab(void)
 
 static void test_resolve_path(void)
 {
-        char *path = NULL, appear[256];
+        char *path = NULL;
+        const char *appear;
         usec_t t0;
         pid_t pid;
 
@@ -201,7 +185,7 @@ static void test_resolve_path(void)
         free(path);
         path = NULL;
 
-        snprintf(appear, sizeof(appear), "%s/absent", dir);
+        appear = test_path("absent");
         check_int(rootdev_resolve(appear, SPEC_PATH, 0, &path), -ENOENT);
         check(path == NULL);
 
@@ -211,7 +195,7 @@ static void test_resolve_path(void)
         check(now_monotonic() - t0 >= 300 * 1000);
 
         /* A path that appears while waiting is found. */
-        snprintf(appear, sizeof(appear), "%s/late", dir);
+        appear = test_path("late");
         pid = fork();
         if (pid == 0) {
                 usleep(200 * 1000);
@@ -248,8 +232,7 @@ static void test_read_small_file(void)
         check_int(read_small_file("/nonexistent", &text), -ENOENT);
 
         /* Longer than any buffer it starts with: a mountinfo of 3000 lines, "/" the last. */
-        char path[256];
-        snprintf(path, sizeof(path), "%s/long-mountinfo", dir);
+        const char *path = test_path("long-mountinfo");
         FILE *f = fopen(path, "we");
         check(f != NULL);
         for (int i = 0; f && i < 3000; i++)
@@ -272,7 +255,7 @@ static void test_read_small_file(void)
 
 int main(void)
 {
-        check(mkdtemp(dir) != NULL);
+        test_dir_make("test-rootdev");
         test_cmdline();
         test_classify();
         test_udev_encode();
@@ -280,9 +263,6 @@ int main(void)
         test_fstab();
         test_resolve_path();
         test_read_small_file();
-
-        char cmd[300];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        check_int(system(cmd), 0);
+        test_dir_remove();
         test_end();
 }

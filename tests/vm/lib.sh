@@ -128,7 +128,7 @@ vm_kill_all() {
                 kill -KILL "$p" 2>/dev/null || true
         done
 }
-trap 'vm_kill_all; cleanup' EXIT
+at_exit vm_kill_all
 
 # vm_run NAME LIMIT SILENCE [CUT] -- COMMAND...: runs QEMU's COMMAND with its output (the serial
 # console) in $TMP/NAME.console until it ends; kills it when a line contains CUT (sets CUT=1), or
@@ -263,6 +263,21 @@ INIT
         chmod 755 "$dir/sbin/init"
         E2FSPROGS_FAKE_TIME=$((written - 86400)) mke2fs -q -F -t ext4 -d "$dir" "$out" 32M >/dev/null
         printf 'ssv mtime @%s\n' "$((written - 3600))" | E2FSPROGS_FAKE_TIME=$written debugfs -w -f - "$out" >/dev/null 2>&1
+}
+
+# vm_fresh NAME: a copy of the root disk $TMP/root.img (vm_root_disk) for the boot NAME, its path: a
+# boot may write to its disk (a mount, an fsck), and the next one would then see a later time than
+# WRITTEN
+vm_fresh() {
+        cp --sparse=always "$TMP/root.img" "$TMP/$1.disk"
+        echo "$TMP/$1.disk"
+}
+
+# vm_image_cost GENERATOR STARTED IMAGE WITHOUT: how long GENERATOR took since STARTED (date +%s%N)
+# to make IMAGE, its size, and how much larger it is than WITHOUT, the same made without clockfix
+vm_image_cost() {
+        echo "$1: $((($(date +%s%N) - $2) / 1000000)) ms; image $(stat -c %s "$3") bytes," \
+                "$(($(stat -c %s "$3") - $(stat -c %s "$4"))) more than without clockfix"
 }
 
 # The checks below relate the times a guest reports to one another, to the disk's and to the

@@ -33,8 +33,7 @@ build() {
 build "$TMP/without.img" base rootfs-block fs-lib
 started=$(date +%s%N)
 build "$TMP/initrd.img" base rootfs-block fs-lib clockfix
-echo "dracut: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$TMP/initrd.img") bytes," \
-        "$(($(stat -c %s "$TMP/initrd.img") - $(stat -c %s "$TMP/without.img"))) more than without clockfix"
+vm_image_cost dracut "$started" "$TMP/initrd.img" "$TMP/without.img"
 lsinitrd "$TMP/initrd.img" >"$TMP/contents" 2>/dev/null || dracutbasedir=$base "$base/lsinitrd.sh" "$TMP/initrd.img" >"$TMP/contents"
 grep -q 'usr/sbin/clockfix$' "$TMP/contents" || fail "clockfix is not in the image"
 grep -q 'pre-mount/10-clockfix-pre-mount.sh$' "$TMP/contents" || fail "the pre-mount hook is not in the image"
@@ -42,22 +41,16 @@ grep -q 'libblkid.so.1' "$TMP/contents" || fail "the module did not bring libblk
 
 written=$(($(date +%s) + 30 * 86400))
 vm_root_disk "$TMP/root.img" "$written"
-# fresh NAME: a copy of the root disk for the boot NAME: a boot may write to its disk (a mount, an
-# fsck), and the next one would then see a later time than WRITTEN
-fresh() {
-        cp --sparse=always "$TMP/root.img" "$TMP/$1.disk"
-        echo "$TMP/$1.disk"
-}
 
 rtc2000=$(date -u -d 2000-01-01T00:00:00Z +%s)
-vm_boot rtc2000 "$TMP/initrd.img" "$(fresh rtc2000)" "root=/dev/vda ro rd.emergency=poweroff" \
+vm_boot rtc2000 "$TMP/initrd.img" "$(vm_fresh rtc2000)" "root=/dev/vda ro rd.emergency=poweroff" \
         -rtc base=2000-01-01T00:00:00,clock=vm
 vm_check rtc2000 "$written"
 assert_eq "$(marker root)" ro "rtc2000: root mounted read-only"
 vm_moved rtc2000 "$rtc2000" $((written + 1))
 echo "rtc2000: $BOOT_MS ms; clock -> $(marker after)"
 
-vm_boot nortc "$TMP/initrd.img" "$(fresh nortc)" "root=/dev/vda ro rd.emergency=poweroff" microvm
+vm_boot nortc "$TMP/initrd.img" "$(vm_fresh nortc)" "root=/dev/vda ro rd.emergency=poweroff" microvm
 vm_check nortc "$written"
 vm_moved nortc 0 $((written + 1))
 echo "nortc: $BOOT_MS ms; clock -> $(marker after)"
@@ -89,7 +82,7 @@ dracutbasedir=$base dracut --force --quiet --conf "$TMP/dracut.conf" --confdir "
         -m "systemd systemd-initrd dracut-systemd base rootfs-block fs-lib clockfix clockfixtest" \
         "$TMP/systemd.img" >"$TMP/dracut.log" 2>&1 || { cat "$TMP/dracut.log" >&2; fail "dracut (systemd) failed"; }
 echo "dracut, systemd initrd: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$TMP/systemd.img") bytes"
-vm_boot systemd "$TMP/systemd.img" "$(fresh systemd)" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
+vm_boot systemd "$TMP/systemd.img" "$(vm_fresh systemd)" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
 vm_check systemd "$written"
 plain=$(sed 's/\x1b\[[0-9;]*m//g' <<<"$CONSOLE")
 line() { grep -an -m 1 -- "$1" <<<"$plain" | cut -d: -f1; }

@@ -39,8 +39,7 @@ install -m 755 "$SRCDIR/initramfs/initramfs-tools/scripts/local-premount/clockfi
 sed -i "s|^CLOCKFIX=.*|CLOCKFIX=$CLOCKFIX|" "$conf/hooks/clockfix"
 started=$(date +%s%N)
 build "$TMP/initrd.img"
-echo "mkinitramfs: $((($(date +%s%N) - started) / 1000000)) ms; image $(stat -c %s "$TMP/initrd.img") bytes," \
-        "$(($(stat -c %s "$TMP/initrd.img") - $(stat -c %s "$TMP/without.img"))) more than without clockfix"
+vm_image_cost mkinitramfs "$started" "$TMP/initrd.img" "$TMP/without.img"
 lsinitramfs "$TMP/initrd.img" >"$TMP/contents"
 grep -Eq '^(usr/)?sbin/clockfix$' "$TMP/contents" || fail "clockfix is not in the image"
 grep -q 'scripts/local-premount/clockfix$' "$TMP/contents" || fail "its script is not in the image"
@@ -49,28 +48,22 @@ grep -q 'libblkid.so.1' "$TMP/contents" || fail "the hook did not bring libblkid
 
 written=$(($(date +%s) + 30 * 86400))
 vm_root_disk "$TMP/root.img" "$written"
-# fresh NAME: a copy of the root disk for the boot NAME: a boot may write to its disk (a mount, an
-# fsck), and the next one would then see a later time than WRITTEN
-fresh() {
-        cp --sparse=always "$TMP/root.img" "$TMP/$1.disk"
-        echo "$TMP/$1.disk"
-}
 
 rtc2000=$(date -u -d 2000-01-01T00:00:00Z +%s) rtc2040=$(date -u -d 2040-01-01T00:00:00Z +%s)
-vm_boot rtc2000 "$TMP/initrd.img" "$(fresh rtc2000)" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
+vm_boot rtc2000 "$TMP/initrd.img" "$(vm_fresh rtc2000)" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
 vm_check rtc2000 "$written"
 vm_rtc_clock rtc2000 "the clock when the initramfs started" "$(marker before)" "$rtc2000"
 assert_eq "$(marker root)" ro "rtc2000: root mounted read-only"
 vm_moved rtc2000 "$rtc2000" $((written + 1))
 echo "rtc2000: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
 
-vm_boot nortc "$TMP/initrd.img" "$(fresh nortc)" "root=/dev/vda ro" microvm
+vm_boot nortc "$TMP/initrd.img" "$(vm_fresh nortc)" "root=/dev/vda ro" microvm
 vm_check nortc "$written"
 vm_rtc_clock nortc "the clock when the initramfs started" "$(marker before)" 0
 vm_moved nortc 0 $((written + 1))
 echo "nortc: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
 
-vm_boot ahead "$TMP/initrd.img" "$(fresh ahead)" "root=/dev/vda ro" -rtc base=2040-01-01T00:00:00,clock=vm
+vm_boot ahead "$TMP/initrd.img" "$(vm_fresh ahead)" "root=/dev/vda ro" -rtc base=2040-01-01T00:00:00,clock=vm
 [ "$(marker done)" == 1 ] || { vm_dump ahead; fail "ahead: the guest did not finish booting"; }
 vm_rtc_clock ahead "the clock the root's init saw (left alone)" "$(marker after)" "$rtc2040"
 echo "ahead: $BOOT_MS ms; clock $(marker before) -> $(marker after) (left alone)"
