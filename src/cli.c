@@ -14,6 +14,7 @@
 #include "conf.h"
 #include "config.h"
 #include "decide.h"
+#include "file-util.h"
 #include "gather.h"
 #include "handoff.h"
 #include "jbd2.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blk.h"
+#include "file-util.h"
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"

@@ -3,23 +3,19 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "blk.h"
+#include "file-util.h"
 #include "log.h"
 #include "rootdev.h"
 #include "stat-util.h"
-
-/* How often to look again for a device that has not appeared (initramfs, --wait). */
-#define POLL_USEC ((usec_t)50 * 1000)
+#include "utf8.h"
 
 static const char *const tags[] = { "UUID", "PARTUUID", "LABEL", "PARTLABEL" };
 
@@ -98,50 +94,6 @@ enum spec_kind spec_classify(const char *spec)
         if (is_kernel_name(spec))
                 return SPEC_KERNEL_NAME;
         return SPEC_UNSUPPORTED;
-}
-
-int read_small_file(const char *path, char **ret)
-{
-        /* mountinfo on a container host runs to hundreds of KiB; 16 MiB is nonsense. */
-        const size_t max = (size_t)16 * 1024 * 1024;
-        size_t n = 0, size = 4096;
-        char *buf = NULL;
-        int fd, r = 0;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        /* procfs files report size 0: read until EOF rather than trusting fstat(). */
-        for (;;) {
-                if (n + 1 >= size || !buf) {
-                        if (buf)
-                                size *= 2;
-                        char *b = size <= max ? realloc(buf, size) : NULL;
-                        if (!b) {
-                                r = size > max ? -EFBIG : -ENOMEM;
-                                break;
-                        }
-                        buf = b;
-                }
-                ssize_t k = read(fd, buf + n, size - n - 1);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        r = -errno;
-                        break;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-        }
-        close(fd);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        buf[n] = '\0';
-        *ret = buf;
-        return 0;
 }
 
 int cmdline_get(const char *cmdline, const char *key, char **ret)
@@ -326,14 +278,6 @@ int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype)
         return 1;
 }
 
-usec_t now_monotonic(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
-}
-
 /* path, if it is the block device devno. */
 static bool is_block_device(const char *path, dev_t devno)
 {
@@ -373,23 +317,6 @@ int devno_to_path(dev_t devno, char **ret_path)
         return 0;
 }
 
-/* The length of the valid UTF-8 sequence of two to four bytes at s (RFC 3629), else 0. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-        size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-                : s[0] >= 0xe0 && s[0] <= 0xef  ? 3
-                : s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
-                                                : 0;
-        /* No overlong forms, no surrogates, nothing past U+10FFFF. */
-        unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
-        unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
-
-        for (size_t i = 1; i < n; i++)
-                if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
-                        return 0;
-        return n;
-}
-
 int udev_encode_name(const char *value, char *buf, size_t size)
 {
         const unsigned char *s = (const unsigned char *)value;
@@ -397,7 +324,8 @@ int udev_encode_name(const char *value, char *buf, size_t size)
 
         while (*s) {
                 bool safe = *s < 0x80 && (isalnum(*s) || strchr("#+-.:=@_", *s));
-                size_t n = safe ? 1 : utf8_sequence(s);
+                /* ASCII that is not safe is escaped, as any byte outside valid UTF-8. */
+                size_t n = safe ? 1 : *s < 0x80 ? 0 : utf8_sequence(s);
 
                 if (n == 0) {
                         if (j + 4 >= size)
@@ -538,18 +466,6 @@ static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char *
 
         *ret = p;
         return 0;
-}
-
-bool wait_a_moment(usec_t deadline)
-{
-        usec_t now = now_monotonic();
-
-        if (now >= deadline)
-                return false;
-        usec_t step = deadline - now < POLL_USEC ? deadline - now : POLL_USEC;
-        struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(step * NSEC_PER_USEC) };
-        nanosleep(&ts, NULL);
-        return true;
 }
 
 int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path)
