@@ -98,10 +98,6 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
 }
 
 /*
- * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
- * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
- */
-/*
  * The device number of the filesystem mounted at / when path is its block device (its page cache
  * is newer than the disk), else 0 (no block device has number 0).
  */
@@ -238,9 +234,8 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         /* Features newer than this libext2fs may change how inodes and directories are laid out. */
         if (d->sb.unknown_features) {
                 d->stamps_why = STAMPS_UNKNOWN_FEATURES;
-                return log_debug("%s: unknown incompatible features: journal and stamp files not read",
-                               d->path),
-                       0;
+                log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
+                return 0;
         }
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? config->window : &everything, config->journal_budget,
@@ -254,6 +249,10 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         return read_stamps(config, d, fs);
 }
 
+/*
+ * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
+ * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
+ */
 static int try_spec(const struct gather_config *config, struct evidence *ev, enum origin origin,
         const char *spec, const char *fstype, usec_t deadline)
 {
@@ -416,10 +415,14 @@ static int root_from_mountinfo(const struct gather_config *config, struct eviden
         int r;
 
         r = mountinfo_find_root(config->mountinfo_path, &devno, &fstype, &source);
-        if (r < 0)
-                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path), 0;
-        if (r == 0)
-                return log_debug("%s: nothing is mounted at /", config->mountinfo_path), 0;
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path);
+                return 0;
+        }
+        if (r == 0) {
+                log_debug("%s: nothing is mounted at /", config->mountinfo_path);
+                return 0;
+        }
         log_debug("%s: / is %s (%s), device %u:%u", config->mountinfo_path, source, fstype, major(devno),
                 minor(devno));
 
@@ -442,10 +445,14 @@ static int root_from_fstab(const struct gather_config *config, struct evidence *
         int r;
 
         r = fstab_find_root(config->fstab_path, &spec, &fstype);
-        if (r < 0)
-                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path), 0;
-        if (r == 0)
-                return log_debug("%s: no entry for /", config->fstab_path), 0;
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path);
+                return 0;
+        }
+        if (r == 0) {
+                log_debug("%s: no entry for /", config->fstab_path);
+                return 0;
+        }
         log_debug("%s: / is %s (%s)", config->fstab_path, spec, fstype);
 
         /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
