@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blk.h"
+#include "cleanup.h"
 #include "file-util.h"
 #include "gather.h"
 #include "log.h"
@@ -257,8 +258,8 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         const char *spec, const char *fstype, usec_t deadline)
 {
         struct struct_ext2_filsys *fs = NULL;
+        _cleanup_free_ char *path = NULL;
         struct device_report *d;
-        char *path = NULL;
         int r;
 
         enum spec_kind kind = spec_classify(spec);
@@ -275,22 +276,19 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         if (r == 0 && origin != ORIGIN_OPTION && already_tried(ev, path)) {
                 /* root= and mountinfo naming the same device: it was read (or failed) already. */
                 log_debug("%s (%s): %s, already tried", spec, origin_to_text(origin), path);
-                free(path);
                 return 0;
         }
 
         d = add_device(ev, origin, spec);
-        if (!d) {
-                free(path);
+        if (!d)
                 return -ENOMEM;
-        }
         if (r < 0) {
                 log_debug_errno(r, "%s (%s): not found: %m", spec, origin_to_text(origin));
                 record_error(d, r);
                 return 0;
         }
-        d->path = path;
-        log_debug("%s (%s): trying %s", spec, origin_to_text(origin), path);
+        d->path = TAKE_PTR(path);
+        log_debug("%s (%s): trying %s", spec, origin_to_text(origin), d->path);
 
         /*
          * With --wait, a device whose node exists may not be ready yet: a card
@@ -409,7 +407,7 @@ static int root_from_cmdline(const struct gather_config *config, struct evidence
 
 static int root_from_mountinfo(const struct gather_config *config, struct evidence *ev, usec_t deadline)
 {
-        char *fstype = NULL, *source = NULL;
+        _cleanup_free_ char *fstype = NULL, *source = NULL;
         char name[32];
         dev_t devno;
         int r;
@@ -428,20 +426,15 @@ static int root_from_mountinfo(const struct gather_config *config, struct eviden
 
         /* Major 0: tmpfs, overlay, nfs, the initramfs' rootfs; no block device behind it. */
         if (major(devno) == 0)
-                r = add_skipped(ev, ORIGIN_MOUNTINFO, source, fstype);
-        else {
-                /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
-                snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
-                r = try_spec(config, ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
-        }
-        free(fstype);
-        free(source);
-        return r;
+                return add_skipped(ev, ORIGIN_MOUNTINFO, source, fstype);
+        /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
+        snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
+        return try_spec(config, ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
 }
 
 static int root_from_fstab(const struct gather_config *config, struct evidence *ev, usec_t deadline)
 {
-        char *spec = NULL, *fstype = NULL;
+        _cleanup_free_ char *spec = NULL, *fstype = NULL;
         int r;
 
         r = fstab_find_root(config->fstab_path, &spec, &fstype);
@@ -458,12 +451,8 @@ static int root_from_fstab(const struct gather_config *config, struct evidence *
         /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
         enum spec_kind kind = spec_classify(spec);
         if (kind == SPEC_TAG || kind == SPEC_PATH)
-                r = try_spec(config, ev, ORIGIN_FSTAB, spec, fstype, deadline);
-        else
-                r = add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
-        free(spec);
-        free(fstype);
-        return r;
+                return try_spec(config, ev, ORIGIN_FSTAB, spec, fstype, deadline);
+        return add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
 }
 
 /* Tries root=, then mountinfo, then fstab, until one device is read. 0 or -ENOMEM. */
