@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report-device.h"
 #include "rootdev.h"
 
 const char *device_report_name(const struct device_report *d)
