@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "time-util.h"
+#include "window.h"
 
 /* One time read from one device. Strings are borrowed from the caller. */
 struct candidate {
@@ -22,10 +23,20 @@ enum verdict {
         _VERDICT_MAX,
 };
 
+/*
+ * The window (window.h) and the margin. The window's bounds are members of
+ * the policy itself (p->floor, p->not_after) and, the same two, one struct
+ * window (&p->window) for the journal search, which needs nothing else.
+ */
 struct policy {
-        usec_t floor;     /* the real time is never earlier: the build epoch or --not-before */
-        usec_t not_after; /* anything later is implausible: floor + 30 years or --not-after */
-        usec_t margin;    /* added to the estimate: the disk was written a moment before power went */
+        union {
+                struct window window;
+                struct {
+                        usec_t floor;     /* as in struct window */
+                        usec_t not_after; /* as in struct window */
+                };
+        };
+        usec_t margin; /* added to the estimate: the disk was written a moment before power went */
 };
 
 enum action {

@@ -11,7 +11,7 @@
 
 #include "blk.h"
 #include "cleanup.h"
-#include "file-util.h"
+#include "cmdline.h"
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"
@@ -388,16 +388,15 @@ static int add_candidates(struct evidence *ev, const struct device_report *d)
 
 static int root_from_cmdline(const struct gather_config *config, struct evidence *ev, usec_t deadline)
 {
-        char *cmdline = NULL, *spec = NULL;
+        const struct kernel_cmdline *cmdline = config->cmdline;
+        char *spec = NULL;
         int r;
 
-        r = read_small_file(config->cmdline_path, &cmdline);
-        if (r < 0)
-                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->cmdline_path), 0;
-        r = cmdline_find_root(cmdline, &spec);
-        free(cmdline);
+        if (!cmdline->text)
+                return log_debug_errno(cmdline->error, "Cannot read %s: %m, ignoring", cmdline->path), 0;
+        r = cmdline_find_root(cmdline->text, &spec);
         if (r == 0)
-                log_debug("%s: no root=", config->cmdline_path);
+                log_debug("%s: no root=", cmdline->path);
         if (r <= 0)
                 return r;
         r = try_spec(config, ev, ORIGIN_CMDLINE, spec, NULL, deadline);
@@ -460,7 +459,7 @@ static int gather_root(const struct gather_config *config, struct evidence *ev, 
 {
         int r = 0;
 
-        if (config->cmdline_path)
+        if (config->cmdline)
                 r = root_from_cmdline(config, ev, deadline);
         if (r == 0 && config->mountinfo_path)
                 r = root_from_mountinfo(config, ev, deadline);

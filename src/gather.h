@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmdline.h"
 #include "decide.h"
 #include "journal.h"
 #include "stamps.h"
@@ -56,7 +57,8 @@ struct evidence {
 struct gather_config {
         char *const *devices; /* --device arguments; when any are given nothing else is searched */
         size_t n_devices;
-        const char *cmdline_path;    /* the kernel command line, normally /proc/cmdline */
+        /* The kernel command line, read by the caller, for root=; NULL: root= is not looked for. */
+        const struct kernel_cmdline *cmdline;
         const char *mountinfo_path;  /* normally /proc/self/mountinfo */
         const char *fstab_path;      /* normally /etc/fstab */
         usec_t wait;                 /* how long to wait for a device to appear; 0: do not wait */

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decide.h"
 #include "time-util.h"
+#include "window.h"
 
 /*
  * The default number of read operations a search may make in a journal, its
@@ -93,5 +93,5 @@ char *jbd2_features(const struct jbd2_report *r, char *buf, size_t size);
  *   -ENOBUFS      budget is 0;
  *   others        reading the journal superblock failed.
  */
-int jbd2_find_commit(const struct jbd2_source *src, const struct policy *window, unsigned budget,
+int jbd2_find_commit(const struct jbd2_source *src, const struct window *window, unsigned budget,
         struct jbd2_report *ret, const char **ret_reason);

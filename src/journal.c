@@ -181,7 +181,7 @@ static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct poli
 
         j->blocks = src.max_blocks;
         j->dev = (struct device_reads){ .io = fs->io, .blocksize = fs->blocksize };
-        k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+        k = jbd2_find_commit(&src, &window->window, budget, &r->jbd2, &r->reason);
         device_reads_done(&j->dev, &r->jbd2, k);
         return k;
 }
@@ -279,7 +279,7 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 .fast_commit = ext2fs_has_feature_fast_commit(fs->super),
                 .fs_uuid = fs->super->s_uuid,
         };
-        k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
+        k = jbd2_find_commit(&src, &window->window, budget, &r->jbd2, &r->reason);
         device_reads_done(&d.dev, &r->jbd2, k);
         ext2fs_close_free(&jfs);
         return k;

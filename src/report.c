@@ -166,7 +166,7 @@ static void json_stamps(FILE *f, const struct device_report *d)
 
                 /*
                  * found: read, and its time (if any) is in time; error: why not, null when
-                 * it simply is not there. Never both: see README's "status --json".
+                 * it simply is not there. Never both: see docs/design.md §8.
                  */
                 fputs(t ? ",{\"path\":" : "{\"path\":", f);
                 json_string(f, stamp_path(t));

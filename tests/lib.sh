@@ -122,7 +122,7 @@ sb_time() {
 
 # json_contract WHAT ARGS...: when ARGS hold --json and OUT is not empty, OUT must be one JSON
 # object whose every number is an integer within +-2^53, the most JSON readers take exactly
-# (README, "status --json"); a value beyond that is null. Every readable device says whether its
+# (docs/design.md §8); a value beyond that is null. Every readable device says whether its
 # stamp files were skipped ("stamps_skipped": why, or null), and has "files" only when they were
 # looked up; a file is never found with an error.
 json_contract() {

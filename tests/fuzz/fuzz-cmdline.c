@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "cmdline.h"
 #include "fuzz.h"
 #include "rootdev.h"
 

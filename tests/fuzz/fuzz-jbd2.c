@@ -37,10 +37,9 @@ static int read_block(void *userdata, uint64_t block, uint32_t count, void *buf)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct input in = { .data = data, .blocks = size / BLOCK };
-        const struct policy window = {
+        const struct window window = {
                 .floor = (usec_t)1600000000 * USEC_PER_SEC,
                 .not_after = (usec_t)2600000000 * USEC_PER_SEC,
-                .margin = USEC_PER_SEC,
         };
         struct jbd2_source src = {
                 .read = read_block,

@@ -171,8 +171,9 @@ static void test_resolve(void)
 static void gather_with(
         const char *cmdline, const char *mountinfo, const char *fstab, usec_t wait, struct evidence *ev)
 {
+        struct kernel_cmdline text = { .path = "cmdline", .text = (char *)cmdline };
         struct gather_config config = {
-                .cmdline_path = cmdline ? write_file("cmdline", cmdline) : NULL,
+                .cmdline = cmdline ? &text : NULL,
                 .mountinfo_path = mountinfo ? write_file("mountinfo", mountinfo) : NULL,
                 .fstab_path = fstab ? write_file("fstab", fstab) : NULL,
                 .wait = wait,

@@ -25,10 +25,9 @@
 
 #define DEFAULT_COUNT 2500
 
-static const struct policy window = {
+static const struct window window = {
         .floor = (usec_t)JH_T2026 * USEC_PER_SEC,
         .not_after = (usec_t)JH_T2056 * USEC_PER_SEC,
-        .margin = USEC_PER_SEC,
 };
 
 static int search_read(void *userdata, uint64_t block, uint32_t count, void *buf)

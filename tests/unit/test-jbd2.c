@@ -12,10 +12,9 @@
 #define T2027 1798761600u
 #define T2056 2713910400u /* not after */
 
-static const struct policy window = {
+static const struct window window = {
         .floor = (usec_t)T2026 * USEC_PER_SEC,
         .not_after = (usec_t)T2056 * USEC_PER_SEC,
-        .margin = USEC_PER_SEC,
 };
 
 struct mem {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "file-util.h"
 #include "rootdev.h"
 #include "test.h"
