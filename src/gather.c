@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "blk.h"
+#include "cleanup.h"
 #include "cmdline.h"
 #include "gather.h"
 #include "log.h"
@@ -46,7 +47,7 @@ static struct device_report *add_device(struct evidence *ev, enum origin origin,
                 return NULL;
         ev->devices = n;
         n = ev->devices + ev->n_devices;
-        *n = (struct device_report){ .origin = origin, .spec = strdup(spec) };
+        *n = (struct device_report){ .origin = origin, .spec = strdup(spec), .as_root = geteuid() == 0 };
         if (!n->spec)
                 return NULL;
         ev->n_devices++;
@@ -70,6 +71,15 @@ static bool already_tried(const struct evidence *ev, const char *path)
         return false;
 }
 
+/* Records why d could not be read, and what its explanation needs (see device_problem()). */
+static void record_error(struct device_report *d, int error)
+{
+        d->error = error;
+        /* Not found: libblkid finds tags and device numbers that udev and sysfs do not name. */
+        if (error == -ENOENT || error == -ETIMEDOUT)
+                d->no_blkid = blk_unavailable();
+}
+
 /* Records a root that is not on a local block device (nfs, tmpfs, overlay, rootfs) and moves on. */
 static int add_skipped(struct evidence *ev, enum origin origin, const char *spec, const char *fstype)
 {
@@ -79,7 +89,7 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
                 fstype ? fstype : "no device");
         if (!d)
                 return -ENOMEM;
-        d->error = -EPROTONOSUPPORT;
+        record_error(d, -EPROTONOSUPPORT);
         if (fstype) {
                 d->fstype = strdup(fstype);
                 if (!d->fstype)
@@ -88,10 +98,6 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
         return 0;
 }
 
-/*
- * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
- * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
- */
 /*
  * The device number of the filesystem mounted at / when path is its block device (its page cache
  * is newer than the disk), else 0 (no block device has number 0).
@@ -229,9 +235,8 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         /* Features newer than this libext2fs may change how inodes and directories are laid out. */
         if (d->sb.unknown_features) {
                 d->stamps_why = STAMPS_UNKNOWN_FEATURES;
-                return log_debug("%s: unknown incompatible features: journal and stamp files not read",
-                               d->path),
-                       0;
+                log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
+                return 0;
         }
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? config->window : &everything, config->journal_budget,
@@ -245,12 +250,16 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         return read_stamps(config, d, fs);
 }
 
+/*
+ * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
+ * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
+ */
 static int try_spec(const struct gather_config *config, struct evidence *ev, enum origin origin,
         const char *spec, const char *fstype, usec_t deadline)
 {
         struct struct_ext2_filsys *fs = NULL;
+        _cleanup_free_ char *path = NULL;
         struct device_report *d;
-        char *path = NULL;
         int r;
 
         enum spec_kind kind = spec_classify(spec);
@@ -267,22 +276,19 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         if (r == 0 && origin != ORIGIN_OPTION && already_tried(ev, path)) {
                 /* root= and mountinfo naming the same device: it was read (or failed) already. */
                 log_debug("%s (%s): %s, already tried", spec, origin_to_text(origin), path);
-                free(path);
                 return 0;
         }
 
         d = add_device(ev, origin, spec);
-        if (!d) {
-                free(path);
+        if (!d)
                 return -ENOMEM;
-        }
         if (r < 0) {
                 log_debug_errno(r, "%s (%s): not found: %m", spec, origin_to_text(origin));
-                d->error = r;
+                record_error(d, r);
                 return 0;
         }
-        d->path = path;
-        log_debug("%s (%s): trying %s", spec, origin_to_text(origin), path);
+        d->path = TAKE_PTR(path);
+        log_debug("%s (%s): trying %s", spec, origin_to_text(origin), d->path);
 
         /*
          * With --wait, a device whose node exists may not be ready yet: a card
@@ -314,7 +320,7 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
                 return -ENOMEM;
         if (r == -EMEDIUMTYPE && !d->fstype && blk_unavailable())
                 log_debug("%s: what it holds is not named: %s", d->path, blk_unavailable());
-        d->error = r;
+        record_error(d, r);
         d->have_sb = r >= 0;
         return d->have_sb;
 }
@@ -400,53 +406,52 @@ static int root_from_cmdline(const struct gather_config *config, struct evidence
 
 static int root_from_mountinfo(const struct gather_config *config, struct evidence *ev, usec_t deadline)
 {
-        char *fstype = NULL, *source = NULL;
+        _cleanup_free_ char *fstype = NULL, *source = NULL;
         char name[32];
         dev_t devno;
         int r;
 
         r = mountinfo_find_root(config->mountinfo_path, &devno, &fstype, &source);
-        if (r < 0)
-                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path), 0;
-        if (r == 0)
-                return log_debug("%s: nothing is mounted at /", config->mountinfo_path), 0;
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path);
+                return 0;
+        }
+        if (r == 0) {
+                log_debug("%s: nothing is mounted at /", config->mountinfo_path);
+                return 0;
+        }
         log_debug("%s: / is %s (%s), device %u:%u", config->mountinfo_path, source, fstype, major(devno),
                 minor(devno));
 
         /* Major 0: tmpfs, overlay, nfs, the initramfs' rootfs; no block device behind it. */
         if (major(devno) == 0)
-                r = add_skipped(ev, ORIGIN_MOUNTINFO, source, fstype);
-        else {
-                /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
-                snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
-                r = try_spec(config, ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
-        }
-        free(fstype);
-        free(source);
-        return r;
+                return add_skipped(ev, ORIGIN_MOUNTINFO, source, fstype);
+        /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
+        snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
+        return try_spec(config, ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
 }
 
 static int root_from_fstab(const struct gather_config *config, struct evidence *ev, usec_t deadline)
 {
-        char *spec = NULL, *fstype = NULL;
+        _cleanup_free_ char *spec = NULL, *fstype = NULL;
         int r;
 
         r = fstab_find_root(config->fstab_path, &spec, &fstype);
-        if (r < 0)
-                return log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path), 0;
-        if (r == 0)
-                return log_debug("%s: no entry for /", config->fstab_path), 0;
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path);
+                return 0;
+        }
+        if (r == 0) {
+                log_debug("%s: no entry for /", config->fstab_path);
+                return 0;
+        }
         log_debug("%s: / is %s (%s)", config->fstab_path, spec, fstype);
 
         /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
         enum spec_kind kind = spec_classify(spec);
         if (kind == SPEC_TAG || kind == SPEC_PATH)
-                r = try_spec(config, ev, ORIGIN_FSTAB, spec, fstype, deadline);
-        else
-                r = add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
-        free(spec);
-        free(fstype);
-        return r;
+                return try_spec(config, ev, ORIGIN_FSTAB, spec, fstype, deadline);
+        return add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
 }
 
 /* Tries root=, then mountinfo, then fstab, until one device is read. 0 or -ENOMEM. */
@@ -520,120 +525,4 @@ size_t evidence_devices_read(const struct evidence *ev)
         for (size_t i = 0; i < ev->n_devices; i++)
                 n += ev->devices[i].have_sb;
         return n;
-}
-
-char *device_notes(const struct device_report *d, char *buf, size_t size)
-{
-        size_t n = 0;
-
-        buf[0] = '\0';
-        if (!d->have_sb)
-                return buf;
-        if (d->sb.checksum_bad)
-                n += (size_t)snprintf(buf + n, size - n,
-                        "%ssuperblock checksum does not match (corrupt, or torn by a power cut): its times are used "
-                        "only where plausible; run e2fsck",
-                        n ? "; " : "");
-        if (n < size && d->sb.truncated)
-                n += (size_t)snprintf(buf + n, size - n,
-                        "%sfilesystem claims %" PRIu64 " bytes but the device has %" PRIu64
-                        ": truncated image or wrong partition table?",
-                        n ? "; " : "", d->sb.fs_bytes, d->sb.device_bytes);
-        if (n < size && d->sb.unknown_features)
-                snprintf(buf + n, size - n,
-                        "%suses incompatible features this libext2fs does not know; its superblock times are read "
-                        "anyway",
-                        n ? "; " : "");
-        return buf;
-}
-
-char *device_problem(const struct device_report *d, char *buf, size_t size)
-{
-        const char *reason = d->reason;
-
-        /* A tag udev has no link for, or a device number with no node where sysfs names it, needs libblkid.
-         */
-        const char *no_blkid = d->error == -ENOENT || d->error == -ETIMEDOUT ? blk_unavailable() : NULL;
-        enum spec_kind kind = d->spec ? spec_classify(d->spec) : SPEC_UNSUPPORTED;
-        if (no_blkid && (kind == SPEC_TAG || kind == SPEC_DEVNO)) {
-                snprintf(buf, size,
-                        kind == SPEC_TAG
-                                ? "no udev link for it (/dev/disk/by-*), and it cannot be searched for: %s; "
-                                  "name the root as /dev/NAME or MAJOR:MINOR"
-                                : "no device node where sysfs names it, and /dev cannot be searched: %s; is "
-                                  "devtmpfs mounted on /dev?",
-                        no_blkid);
-                return buf;
-        }
-
-        switch (d->error) {
-        case 0:
-                snprintf(buf, size, "ok");
-                break;
-        case -ENOENT:
-                snprintf(buf, size,
-                        "no such device or file (check the name, or give it time to appear with "
-                        "--wait SECONDS)");
-                break;
-        case -ETIMEDOUT:
-                snprintf(buf, size,
-                        "device did not appear within the --wait time (is the driver or "
-                        "module for it loaded? check root= and the device name)");
-                break;
-        case -EACCES:
-        case -EPERM:
-                if (geteuid() == 0)
-                        snprintf(buf, size,
-                                "permission denied, to root too (a container or service sandbox that "
-                                "does not let it read the device?)");
-                else
-                        snprintf(buf, size,
-                                "permission denied (run as root, or give this user read access to it)");
-                break;
-        case -EISDIR:
-                snprintf(buf, size, "is a directory, not a block device or filesystem image");
-                break;
-        case -ENOTBLK:
-                snprintf(buf, size, "is not a block device or filesystem image file");
-                break;
-        case -ENODATA:
-                snprintf(buf, size, "too small to hold an ext2/3/4 superblock (empty or cut short)");
-                break;
-        case -ENOMEDIUM:
-                snprintf(
-                        buf, size, "empty block device (no medium, or a loop device with nothing attached)");
-                break;
-        case -EMEDIUMTYPE:
-                if (d->fstype)
-                        snprintf(buf, size, "holds %s, not ext2/3/4: skipped", d->fstype);
-                else
-                        snprintf(buf, size, "no ext2/3/4 filesystem found (bad superblock magic)");
-                break;
-        case -EREMOTE:
-                snprintf(buf, size,
-                        "holds an external journal (mke2fs -O journal_dev), not a filesystem: skipped (name "
-                        "the device of the filesystem that uses it)");
-                break;
-        case -EPROTONOSUPPORT:
-                if (d->fstype)
-                        snprintf(buf, size, "root is %s, not a local ext2/3/4 device: skipped", d->fstype);
-                else
-                        snprintf(buf, size, "does not name a local block device clockfix can find: skipped");
-                break;
-        case -EUCLEAN:
-                snprintf(buf, size, "corrupt superblock: %s (run e2fsck)",
-                        reason ? reason : "invalid values");
-                break;
-        case -EOPNOTSUPP:
-                snprintf(buf, size, "cannot be read by this libext2fs: %s",
-                        reason ? reason : "unsupported features");
-                break;
-        case -EIO:
-                snprintf(buf, size, "read failed: %s", reason ? reason : "input/output error");
-                break;
-        default:
-                snprintf(buf, size, "cannot read it: %s", strerror(-d->error));
-                break;
-        }
-        return buf;
 }

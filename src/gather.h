@@ -30,6 +30,13 @@ struct device_report {
         int error;          /* 0, or a negative errno (see superblock_read(), rootdev_resolve()) */
         const char *reason; /* libext2fs' text for error, or NULL */
         char *fstype;       /* what it holds instead, when not ext2/3/4 ("vfat", "nfs", ...) */
+        /*
+         * What explains an error (see device_problem()): whether it was tried with effective user ID
+         * 0; for one not found (-ENOENT, -ETIMEDOUT), why libblkid could not search for it
+         * (blk_unavailable()), else NULL.
+         */
+        bool as_root;
+        const char *no_blkid;
         bool have_sb;
         struct superblock sb;
         bool have_journal; /* the journal was looked at (the filesystem has one, and it was asked for) */
@@ -87,16 +94,3 @@ size_t evidence_devices_read(const struct evidence *ev);
 const char *origin_to_text(enum origin o);
 /* "option", "cmdline", "mountinfo", "fstab" */
 const char *origin_to_string(enum origin o);
-
-/*
- * A line for people saying what is wrong with a device and what to do, without
- * the device's name: "no such file or device (check the name, or give it time
- * with --wait SECONDS)". Returns buf.
- */
-char *device_problem(const struct device_report *d, char *buf, size_t size);
-
-/*
- * What to know about a device that was read: a wrong checksum, a device
- * smaller than its filesystem, unknown features; "" when nothing. Returns buf.
- */
-char *device_notes(const struct device_report *d, char *buf, size_t size);

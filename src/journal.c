@@ -159,6 +159,13 @@ static bool inode_from_backup(const struct ext2_super_block *sb, struct ext2_ino
         return EXT2_I_SIZE(ret) > 0;
 }
 
+/* Records why the journal cannot be used; returns error. */
+static int failed(struct journal_report *r, int error, const char *reason)
+{
+        r->reason = reason;
+        return error;
+}
+
 static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct policy *window, unsigned budget,
         struct journal_report *r)
 {
@@ -198,11 +205,11 @@ static int read_inode_journal(
         }
 
         if (j.ino == 0 || j.ino > fs->super->s_inodes_count)
-                return r->reason = "the superblock names no valid journal inode", -EUCLEAN;
+                return failed(r, -EUCLEAN, "the superblock names no valid journal inode");
         if (ext2fs_read_inode(fs, j.ino, &j.inode) != 0)
-                return r->reason = "cannot read the journal inode", -EIO;
+                return failed(r, -EIO, "cannot read the journal inode");
         if (!LINUX_S_ISREG(j.inode.i_mode) || EXT2_I_SIZE(&j.inode) == 0)
-                return r->reason = "the journal inode is not a journal", -EUCLEAN;
+                return failed(r, -EUCLEAN, "the journal inode is not a journal");
         return walk_inode(fs, &j, window, budget, r);
 }
 
@@ -237,12 +244,12 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 by_number = k == 0;
         }
         if (k < 0)
-                return r->reason = "external journal device not found", -ENODEV;
+                return failed(r, -ENODEV, "external journal device not found");
 
         e = ext2fs_open2(r->device, "", EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS,
                 0, fs->blocksize, unix_io_manager, &jfs);
         if (e != 0)
-                return r->reason = "cannot open the external journal device", -ENODEV;
+                return failed(r, -ENODEV, "cannot open the external journal device");
         bool is_journal = ext2fs_has_feature_journal_dev(jfs->super);
         if (!is_journal || memcmp(jfs->super->s_uuid, fs->super->s_journal_uuid, 16) != 0) {
                 ext2fs_close_free(&jfs);
@@ -253,13 +260,13 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                  * The journal is then not attached (-ENODEV), and nothing is corrupt.
                  */
                 if (by_number)
-                        return r->reason = is_journal
-                                       ? "the journal's UUID was not found, and the device at its former device "
-                                         "number holds another filesystem's journal"
-                                       : "the journal's UUID was not found, and the device at its former device "
-                                         "number holds no journal",
-                               -ENODEV;
-                return r->reason = "the device with the journal's UUID holds no journal", -EMEDIUMTYPE;
+                        return failed(r, -ENODEV,
+                                is_journal
+                                        ? "the journal's UUID was not found, and the device at its former device "
+                                          "number holds another filesystem's journal"
+                                        : "the journal's UUID was not found, and the device at its former device "
+                                          "number holds no journal");
+                return failed(r, -EMEDIUMTYPE, "the device with the journal's UUID holds no journal");
         }
 
         struct device_journal d = { .jfs = jfs, .dev = { .io = jfs->io, .blocksize = fs->blocksize } };

@@ -7,35 +7,7 @@
 #include <string.h>
 
 #include "report.h"
-
-/* Length of the valid UTF-8 sequence at s, or 0 if the bytes there are not one. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-        unsigned char c = s[0];
-        size_t n;
-        uint32_t cp;
-
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xc2 && c <= 0xdf)
-                n = 2, cp = c & 0x1f;
-        else if (c >= 0xe0 && c <= 0xef)
-                n = 3, cp = c & 0x0f;
-        else if (c >= 0xf0 && c <= 0xf4)
-                n = 4, cp = c & 0x07;
-        else
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = cp << 6 | (s[i] & 0x3f);
-        }
-        /* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
-        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-                (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        return n;
-}
+#include "utf8.h"
 
 void json_string(FILE *f, const char *s)
 {
@@ -109,11 +81,6 @@ static void print_printable(FILE *f, const char *s)
 {
         for (; *s; s++)
                 fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
-static const char *device_name(const struct device_report *d)
-{
-        return d->path ? d->path : d->spec;
 }
 
 static const char *yes_no(bool b)
@@ -251,12 +218,71 @@ static void json_candidate_details(FILE *f, const struct evidence *ev, const str
                 }
 }
 
+/* One element of "devices": the device, and what was read of it. */
+static void json_device(FILE *f, const struct device_report *dev)
+{
+        char problem[512];
+
+        fputs("{\"device\":", f);
+        json_string(f, device_report_name(dev));
+        fputs(",\"spec\":", f);
+        json_string(f, dev->spec);
+        fprintf(f, ",\"origin\":\"%s\",\"readable\":%s", origin_to_string(dev->origin),
+                dev->have_sb ? "true" : "false");
+        fputs(",\"error\":", f);
+        json_string(f, dev->error ? device_problem(dev, problem, sizeof(problem)) : NULL);
+        fputs(",\"fstype\":", f);
+        json_string(f, dev->have_sb ? dev->sb.type : dev->fstype);
+        if (dev->have_sb) {
+                fputs(",\"uuid\":", f);
+                json_string(f, dev->sb.uuid);
+                fputs(",\"label\":", f);
+                json_string(f, dev->sb.label);
+                fprintf(f,
+                        ",\"checksum_bad\":%s,\"unknown_features\":%s,\"needs_recovery\":%s,\"truncated\":%s"
+                        ",\"fs_bytes\":",
+                        dev->sb.checksum_bad ? "true" : "false", dev->sb.unknown_features ? "true" : "false",
+                        dev->sb.needs_recovery ? "true" : "false", dev->sb.truncated ? "true" : "false");
+                /* Sizes from a crafted superblock or a sparse file may pass 2^53 (8 PiB). */
+                json_uint(f, dev->sb.fs_bytes);
+                fputs(",\"device_bytes\":", f);
+                json_uint(f, dev->sb.device_bytes);
+                if (dev->have_journal)
+                        json_journal(f, dev);
+                else
+                        fputs(",\"journal\":null", f);
+                fputs(",\"stamps_skipped\":", f);
+                json_string(f, stamps_skipped(dev, problem, sizeof(problem)));
+                if (dev->have_stamps)
+                        json_stamps(f, dev);
+        }
+        fputc('}', f);
+}
+
+/* One element of "sources": a candidate time, what the window makes of it, where it was found. */
+static void json_source(FILE *f, const struct status *s, const struct candidate *c)
+{
+        enum verdict v = candidate_verdict(s->policy, c);
+
+        fputs("{\"device\":", f);
+        json_string(f, c->device);
+        fputs(",\"source\":", f);
+        json_string(f, c->source);
+        fputs(",\"time\":", f);
+        json_time(f, c->time, true);
+        fputs(",\"time_usec\":", f);
+        json_time_usec(f, c->time, true);
+        fprintf(f, ",\"plausible\":%s,\"verdict\":\"%s\"", v == VERDICT_PLAUSIBLE ? "true" : "false",
+                verdict_to_string(v));
+        json_candidate_details(f, s->evidence, c);
+        fprintf(f, ",\"winner\":%s}", s->decision->winner == c ? "true" : "false");
+}
+
 void report_json(FILE *f, const struct status *s)
 {
         const struct decision *d = s->decision;
         const struct evidence *ev = s->evidence;
         bool have = d->action != ACTION_UNAVAILABLE;
-        char problem[512];
 
         fprintf(f, "{\"now\":%" PRIu64 ",\"estimate\":", s->now / USEC_PER_SEC);
         json_time(f, d->estimate, have);
@@ -280,63 +306,15 @@ void report_json(FILE *f, const struct status *s)
 
         fputs(",\"devices\":[", f);
         for (size_t i = 0; i < ev->n_devices; i++) {
-                const struct device_report *dev = ev->devices + i;
-
-                fputs(i ? ",{\"device\":" : "{\"device\":", f);
-                json_string(f, device_name(dev));
-                fputs(",\"spec\":", f);
-                json_string(f, dev->spec);
-                fprintf(f, ",\"origin\":\"%s\",\"readable\":%s", origin_to_string(dev->origin),
-                        dev->have_sb ? "true" : "false");
-                fputs(",\"error\":", f);
-                json_string(f, dev->error ? device_problem(dev, problem, sizeof(problem)) : NULL);
-                fputs(",\"fstype\":", f);
-                json_string(f, dev->have_sb ? dev->sb.type : dev->fstype);
-                if (dev->have_sb) {
-                        fputs(",\"uuid\":", f);
-                        json_string(f, dev->sb.uuid);
-                        fputs(",\"label\":", f);
-                        json_string(f, dev->sb.label);
-                        fprintf(f,
-                                ",\"checksum_bad\":%s,\"unknown_features\":%s,\"needs_recovery\":%s,\"truncated\":%s"
-                                ",\"fs_bytes\":",
-                                dev->sb.checksum_bad ? "true" : "false",
-                                dev->sb.unknown_features ? "true" : "false",
-                                dev->sb.needs_recovery ? "true" : "false",
-                                dev->sb.truncated ? "true" : "false");
-                        /* Sizes from a crafted superblock or a sparse file may pass 2^53 (8 PiB). */
-                        json_uint(f, dev->sb.fs_bytes);
-                        fputs(",\"device_bytes\":", f);
-                        json_uint(f, dev->sb.device_bytes);
-                        if (dev->have_journal)
-                                json_journal(f, dev);
-                        else
-                                fputs(",\"journal\":null", f);
-                        fputs(",\"stamps_skipped\":", f);
-                        json_string(f, stamps_skipped(dev, problem, sizeof(problem)));
-                        if (dev->have_stamps)
-                                json_stamps(f, dev);
-                }
-                fputc('}', f);
+                if (i)
+                        fputc(',', f);
+                json_device(f, ev->devices + i);
         }
-
         fputs("],\"sources\":[", f);
         for (size_t i = 0; i < ev->n_candidates; i++) {
-                const struct candidate *c = ev->candidates + i;
-                enum verdict v = candidate_verdict(s->policy, c);
-
-                fputs(i ? ",{\"device\":" : "{\"device\":", f);
-                json_string(f, c->device);
-                fputs(",\"source\":", f);
-                json_string(f, c->source);
-                fputs(",\"time\":", f);
-                json_time(f, c->time, true);
-                fputs(",\"time_usec\":", f);
-                json_time_usec(f, c->time, true);
-                fprintf(f, ",\"plausible\":%s,\"verdict\":\"%s\"", v == VERDICT_PLAUSIBLE ? "true" : "false",
-                        verdict_to_string(v));
-                json_candidate_details(f, ev, c);
-                fprintf(f, ",\"winner\":%s}", d->winner == c ? "true" : "false");
+                if (i)
+                        fputc(',', f);
+                json_source(f, s, ev->candidates + i);
         }
         fputs("]}\n", f);
 }
@@ -410,58 +388,70 @@ static void text_stamps(FILE *f, const struct device_report *d)
         }
 }
 
+/* The lines on one device: what it is and what was read of it, or what is wrong with it. */
+static void text_device(FILE *f, const struct device_report *dev)
+{
+        char problem[512];
+
+        fprintf(f, "Device %s (%s", device_report_name(dev), origin_to_text(dev->origin));
+        if (dev->path && strcmp(dev->spec, dev->path) != 0)
+                fprintf(f, " %s", dev->spec);
+        fputs("): ", f);
+        if (!dev->have_sb) {
+                fprintf(f, "%s\n", device_problem(dev, problem, sizeof(problem)));
+                return;
+        }
+        fprintf(f, "%s, UUID %s", dev->sb.type, dev->sb.uuid);
+        if (dev->sb.label[0]) {
+                fputs(", label \"", f);
+                print_printable(f, dev->sb.label);
+                fputc('"', f);
+        }
+        if (dev->sb.needs_recovery)
+                fputs(", journal needs recovery (mounted, or not cleanly unmounted)", f);
+        if (device_notes(dev, problem, sizeof(problem))[0])
+                fprintf(f, "; %s", problem);
+        fputc('\n', f);
+        text_journal(f, dev);
+        text_stamps(f, dev);
+}
+
+/* The table of candidate times, after a blank line; nothing when there is none. */
+static void text_candidates(FILE *f, const struct status *s)
+{
+        const struct evidence *ev = s->evidence;
+        int wdev = (int)strlen("DEVICE"), wsrc = (int)strlen("SOURCE");
+        char a[ISO_TIME_MAX];
+
+        if (ev->n_candidates == 0)
+                return;
+        for (size_t i = 0; i < ev->n_candidates; i++) {
+                int n = (int)strlen(ev->candidates[i].device);
+                wdev = n > wdev ? n : wdev;
+                n = (int)strlen(ev->candidates[i].source);
+                wsrc = n > wsrc ? n : wsrc;
+        }
+        fprintf(f, "\n%-*s  %-*s  %-20s  %s\n", wdev, "DEVICE", wsrc, "SOURCE", "TIME (UTC)", "VERDICT");
+        for (size_t i = 0; i < ev->n_candidates; i++) {
+                const struct candidate *c = ev->candidates + i;
+                fprintf(f, "%-*s  %-*s  %-20s  %s%s\n", wdev, c->device, wsrc, c->source,
+                        format_disk_time(a, c->time), verdict_to_text(candidate_verdict(s->policy, c)),
+                        s->decision->winner == c ? " (estimate)" : "");
+        }
+}
+
 void report_text(FILE *f, const struct status *s)
 {
         const struct decision *d = s->decision;
         const struct evidence *ev = s->evidence;
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], problem[512], m[SECONDS_MAX], delta[DURATION_MAX];
-        int wdev = (int)strlen("DEVICE"), wsrc = (int)strlen("SOURCE");
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], m[SECONDS_MAX], delta[DURATION_MAX];
 
         if (ev->n_devices == 0)
                 fputs("No root filesystem found (give --device PATH, or root= on the kernel command line).\n",
                         f);
-        for (size_t i = 0; i < ev->n_devices; i++) {
-                const struct device_report *dev = ev->devices + i;
-
-                fprintf(f, "Device %s (%s", device_name(dev), origin_to_text(dev->origin));
-                if (dev->path && strcmp(dev->spec, dev->path) != 0)
-                        fprintf(f, " %s", dev->spec);
-                fputs("): ", f);
-                if (dev->have_sb) {
-                        fprintf(f, "%s, UUID %s", dev->sb.type, dev->sb.uuid);
-                        if (dev->sb.label[0]) {
-                                fputs(", label \"", f);
-                                print_printable(f, dev->sb.label);
-                                fputc('"', f);
-                        }
-                        if (dev->sb.needs_recovery)
-                                fputs(", journal needs recovery (mounted, or not cleanly unmounted)", f);
-                        if (device_notes(dev, problem, sizeof(problem))[0])
-                                fprintf(f, "; %s", problem);
-                        fputc('\n', f);
-                        text_journal(f, dev);
-                        text_stamps(f, dev);
-                } else
-                        fprintf(f, "%s\n", device_problem(dev, problem, sizeof(problem)));
-        }
-
-        if (ev->n_candidates > 0) {
-                for (size_t i = 0; i < ev->n_candidates; i++) {
-                        int n = (int)strlen(ev->candidates[i].device);
-                        wdev = n > wdev ? n : wdev;
-                        n = (int)strlen(ev->candidates[i].source);
-                        wsrc = n > wsrc ? n : wsrc;
-                }
-                fprintf(f, "\n%-*s  %-*s  %-20s  %s\n", wdev, "DEVICE", wsrc, "SOURCE", "TIME (UTC)",
-                        "VERDICT");
-                for (size_t i = 0; i < ev->n_candidates; i++) {
-                        const struct candidate *c = ev->candidates + i;
-                        fprintf(f, "%-*s  %-*s  %-20s  %s%s\n", wdev, c->device, wsrc, c->source,
-                                format_disk_time(a, c->time),
-                                verdict_to_text(candidate_verdict(s->policy, c)),
-                                d->winner == c ? " (estimate)" : "");
-                }
-        }
+        for (size_t i = 0; i < ev->n_devices; i++)
+                text_device(f, ev->devices + i);
+        text_candidates(f, s);
 
         fprintf(f, "\nClock now:  %s (%s)\n", format_iso(a, s->now),
                 s->ntp_synchronized < 0           ? "NTP state unknown"

@@ -7,6 +7,7 @@
 
 #include "decide.h"
 #include "gather.h"
+#include "report-device.h" /* the sentences about one device, for the log too */
 
 struct status {
         const struct policy *policy;

@@ -3,23 +3,20 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "blk.h"
+#include "cleanup.h"
+#include "file-util.h"
 #include "log.h"
 #include "rootdev.h"
 #include "stat-util.h"
-
-/* How often to look again for a device that has not appeared (initramfs, --wait). */
-#define POLL_USEC ((usec_t)50 * 1000)
+#include "utf8.h"
 
 static const char *const tags[] = { "UUID", "PARTUUID", "LABEL", "PARTLABEL" };
 
@@ -100,50 +97,6 @@ enum spec_kind spec_classify(const char *spec)
         return SPEC_UNSUPPORTED;
 }
 
-int read_small_file(const char *path, char **ret)
-{
-        /* mountinfo on a container host runs to hundreds of KiB; 16 MiB is nonsense. */
-        const size_t max = (size_t)16 * 1024 * 1024;
-        size_t n = 0, size = 4096;
-        char *buf = NULL;
-        int fd, r = 0;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        /* procfs files report size 0: read until EOF rather than trusting fstat(). */
-        for (;;) {
-                if (n + 1 >= size || !buf) {
-                        if (buf)
-                                size *= 2;
-                        char *b = size <= max ? realloc(buf, size) : NULL;
-                        if (!b) {
-                                r = size > max ? -EFBIG : -ENOMEM;
-                                break;
-                        }
-                        buf = b;
-                }
-                ssize_t k = read(fd, buf + n, size - n - 1);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        r = -errno;
-                        break;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-        }
-        close(fd);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        buf[n] = '\0';
-        *ret = buf;
-        return 0;
-}
-
 /* Undoes mountinfo's octal escapes ("\040" for a space) in place. */
 static void unescape_octal(char *s)
 {
@@ -162,8 +115,8 @@ static void unescape_octal(char *s)
 
 int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, char **ret_source)
 {
-        char *text, *line, *save = NULL;
-        char *fstype = NULL, *source = NULL;
+        _cleanup_free_ char *text = NULL, *fstype = NULL, *source = NULL;
+        char *line, *save = NULL;
         dev_t devno = 0;
         bool found = false;
         int r;
@@ -196,28 +149,24 @@ int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, c
                 free(source);
                 fstype = strdup(type);
                 source = strdup(src);
-                if (!fstype || !source) {
-                        free(fstype);
-                        free(source);
-                        free(text);
+                if (!fstype || !source)
                         return -ENOMEM;
-                }
                 devno = makedev(maj, min);
                 found = true;
         }
-        free(text);
 
         if (!found)
                 return 0;
         *ret_devno = devno;
-        *ret_fstype = fstype;
-        *ret_source = source;
+        *ret_fstype = TAKE_PTR(fstype);
+        *ret_source = TAKE_PTR(source);
         return 1;
 }
 
 int mountinfo_superblock_read_only(const char *path, dev_t devno)
 {
-        char *text, *line, *save = NULL;
+        _cleanup_free_ char *text = NULL;
+        char *line, *save = NULL;
         int r;
 
         r = read_small_file(path, &text);
@@ -238,50 +187,36 @@ int mountinfo_superblock_read_only(const char *path, dev_t devno)
                 else if (strcmp(super, "rw") == 0)
                         r = 0;
         }
-        free(text);
         return r;
 }
 
 int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype)
 {
+        _cleanup_free_ char *spec = NULL, *type = NULL;
         struct mntent ent, *m;
         char buf[8192];
-        char *spec = NULL, *type = NULL;
         FILE *f;
 
         f = setmntent(path, "re");
         if (!f)
                 return -errno;
-        while ((m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
-                if (strcmp(m->mnt_dir, "/") != 0)
-                        continue;
-                free(spec);
-                free(type);
+        /* The first "/" entry is the one mount(8) uses. */
+        do
+                m = getmntent_r(f, &ent, buf, sizeof(buf));
+        while (m && strcmp(m->mnt_dir, "/") != 0);
+        if (m) {
                 spec = strdup(m->mnt_fsname);
                 type = strdup(m->mnt_type);
-                if (!spec || !type) {
-                        free(spec);
-                        free(type);
-                        endmntent(f);
-                        return -ENOMEM;
-                }
-                break; /* the first "/" entry is the one mount(8) uses */
         }
         endmntent(f);
 
-        if (!spec)
+        if (!m)
                 return 0;
-        *ret_spec = spec;
-        *ret_fstype = type;
+        if (!spec || !type)
+                return -ENOMEM;
+        *ret_spec = TAKE_PTR(spec);
+        *ret_fstype = TAKE_PTR(type);
         return 1;
-}
-
-usec_t now_monotonic(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
 /* path, if it is the block device devno. */
@@ -292,28 +227,41 @@ static bool is_block_device(const char *path, dev_t devno)
         return file_stat(path, &st) == 0 && S_ISBLK(st.mode) && st.rdev == devno;
 }
 
+/*
+ * The kernel names each device in sysfs ("DEVNAME=mmcblk0p2"), and devtmpfs
+ * puts it at that name under /dev: a file read, where libblkid would be loaded
+ * to do the same and then scan /dev when that fails. The path if that block
+ * device is there, else NULL.
+ */
+static char *devno_from_sysfs(dev_t devno)
+{
+        _cleanup_free_ char *uevent = NULL;
+        const char *name;
+        char sys[64], *p;
+
+        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
+        if (read_small_file(sys, &uevent) < 0)
+                return NULL;
+        name = strstr(uevent, "DEVNAME=");
+        if (!name || (name != uevent && name[-1] != '\n'))
+                return NULL;
+        if (asprintf(&p, "/dev/%.*s", (int)strcspn(name + 8, "\n"), name + 8) < 0)
+                return NULL;
+        if (!is_block_device(p, devno)) {
+                free(p);
+                return NULL;
+        }
+        return p;
+}
+
 int devno_to_path(dev_t devno, char **ret_path)
 {
-        char sys[64], *uevent = NULL, *p = NULL;
+        char *p = devno_from_sysfs(devno);
 
-        /*
-         * The kernel names each device in sysfs ("DEVNAME=mmcblk0p2"), and
-         * devtmpfs puts it at that name under /dev: a file read, where libblkid
-         * would be loaded to do the same and then scan /dev when that fails.
-         */
-        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
-        if (read_small_file(sys, &uevent) == 0) {
-                const char *name = strstr(uevent, "DEVNAME=");
-                if (name && (name == uevent || name[-1] == '\n') &&
-                        asprintf(&p, "/dev/%.*s", (int)strcspn(name + 8, "\n"), name + 8) < 0)
-                        p = NULL;
-                free(uevent);
-                if (p && is_block_device(p, devno)) {
-                        log_debug("%u:%u: sysfs names %s", major(devno), minor(devno), p);
-                        *ret_path = p;
-                        return 0;
-                }
-                free(p);
+        if (p) {
+                log_debug("%u:%u: sysfs names %s", major(devno), minor(devno), p);
+                *ret_path = p;
+                return 0;
         }
         p = blk_devno_to_devname(devno);
         if (!p)
@@ -323,23 +271,6 @@ int devno_to_path(dev_t devno, char **ret_path)
         return 0;
 }
 
-/* The length of the valid UTF-8 sequence of two to four bytes at s (RFC 3629), else 0. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-        size_t n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-                : s[0] >= 0xe0 && s[0] <= 0xef  ? 3
-                : s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
-                                                : 0;
-        /* No overlong forms, no surrogates, nothing past U+10FFFF. */
-        unsigned lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80;
-        unsigned hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
-
-        for (size_t i = 1; i < n; i++)
-                if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
-                        return 0;
-        return n;
-}
-
 int udev_encode_name(const char *value, char *buf, size_t size)
 {
         const unsigned char *s = (const unsigned char *)value;
@@ -347,7 +278,8 @@ int udev_encode_name(const char *value, char *buf, size_t size)
 
         while (*s) {
                 bool safe = *s < 0x80 && (isalnum(*s) || strchr("#+-.:=@_", *s));
-                size_t n = safe ? 1 : utf8_sequence(s);
+                /* ASCII that is not safe is escaped, as any byte outside valid UTF-8. */
+                size_t n = safe ? 1 : *s < 0x80 ? 0 : utf8_sequence(s);
 
                 if (n == 0) {
                         if (j + 4 >= size)
@@ -373,23 +305,23 @@ int udev_encode_name(const char *value, char *buf, size_t size)
  */
 static char *mapper_name(char *path)
 {
-        char sys[64], *name = NULL, *p = NULL;
+        _cleanup_free_ char *name = NULL;
+        char sys[64], *p;
         struct file_stat st;
         const char *base = strrchr(path, '/') + 1;
 
         if (strncmp(base, "dm-", 3) != 0 || strlen(base) > 16)
                 return path;
         snprintf(sys, sizeof(sys), "/sys/block/%s/dm/name", base);
-        if (read_small_file(sys, &name) == 0 &&
-                asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) >= 0 &&
-                file_stat(path, &st) == 0 && is_block_device(p, st.rdev)) {
-                free(name);
-                free(path);
-                return p;
+        if (read_small_file(sys, &name) < 0 ||
+                asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) < 0)
+                return path;
+        if (file_stat(path, &st) < 0 || !is_block_device(p, st.rdev)) {
+                free(p);
+                return path;
         }
-        free(name);
-        free(p);
-        return path;
+        free(path);
+        return p;
 }
 
 /*
@@ -490,21 +422,9 @@ static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char *
         return 0;
 }
 
-bool wait_a_moment(usec_t deadline)
-{
-        usec_t now = now_monotonic();
-
-        if (now >= deadline)
-                return false;
-        usec_t step = deadline - now < POLL_USEC ? deadline - now : POLL_USEC;
-        struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(step * NSEC_PER_USEC) };
-        nanosleep(&ts, NULL);
-        return true;
-}
-
 int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path)
 {
-        char *partitions = NULL;
+        _cleanup_free_ char *partitions = NULL;
         usec_t last_scan = 0;
         bool waited = false;
         int r;
@@ -537,14 +457,9 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
 
                 r = resolve_once(spec, kind, look, ret_path);
                 if (r != -ENOENT && r != -ENXIO && r != -ENODEV)
-                        break;
-                if (!wait_a_moment(deadline)) {
-                        r = waited ? -ETIMEDOUT : -ENOENT;
-                        break;
-                }
+                        return r;
+                if (!wait_a_moment(deadline))
+                        return waited ? -ETIMEDOUT : -ENOENT;
                 waited = true;
         }
-
-        free(partitions);
-        return r;
 }

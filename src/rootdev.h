@@ -19,10 +19,6 @@ enum spec_kind {
 
 enum spec_kind spec_classify(const char *spec);
 
-/* Reads a whole text file (procfs too) into a new NUL-terminated string. 0, -EFBIG past 16 MiB, or -errno.
- */
-int read_small_file(const char *path, char **ret);
-
 /*
  * Finds the filesystem mounted at "/" in a mountinfo file (the last such line:
  * that is the visible one). Returns 1 with its device number, type and source
@@ -64,13 +60,3 @@ int udev_encode_name(const char *value, char *buf, size_t size);
 
 /* The device path of a device number: sysfs' name for it in /dev, else libblkid's. 0, -ENODEV, -ENOMEM. */
 int devno_to_path(dev_t devno, char **ret_path);
-
-/* CLOCK_MONOTONIC in microseconds. */
-usec_t now_monotonic(void);
-
-/*
- * Sleeps until the next look for a device that is not there yet (50 ms, or
- * less if the deadline is nearer). Returns false, without sleeping, once the
- * monotonic deadline has passed.
- */
-bool wait_a_moment(usec_t deadline);

@@ -12,8 +12,8 @@
 #include "conf.h"
 #include "config.h"
 #include "decide.h"
+#include "file-util.h"
 #include "log.h"
-#include "rootdev.h"
 #include "settings.h"
 
 static const char *const setting_names[_SETTING_MAX] = {

@@ -13,6 +13,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "cleanup.h"
 #include "stamps.h"
 #include "stat-util.h"
 #include "superblock.h"
@@ -192,10 +193,10 @@ static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
 /* The same through the running system: the page cache is newer than the disk. */
 static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
 {
+        _cleanup_close_ int fd = -1;
         struct file_stat st;
         char text[FAKE_HWCLOCK_MAX];
         ssize_t got;
-        int fd;
 
         r->live = true;
         fd = open(stamp_path(s), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -221,7 +222,6 @@ static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
                 r->error = -EBADMSG;
                 r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
         }
-        close(fd);
 }
 
 int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_report ret[static _STAMP_MAX])
@@ -241,7 +241,7 @@ int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_rep
 
 int stamp_save(const char *path)
 {
-        int fd, r = 0;
+        _cleanup_close_ int fd = -1;
 
         fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
         if (fd < 0)
@@ -253,9 +253,8 @@ int stamp_save(const char *path)
          * Measured on a loop device: 4 KiB in all, and nothing afterwards.
          */
         if (futimens(fd, NULL) < 0 || fsync(fd) < 0 || syncfs(fd) < 0)
-                r = -errno;
-        close(fd);
-        return r;
+                return -errno;
+        return 0;
 }
 
 int fs_written_kbytes(const char *path, uint64_t *ret)

@@ -12,6 +12,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
+#include "cleanup.h"
 #include "iocache.h"
 #include "stat-util.h"
 #include "superblock.h"
@@ -71,8 +72,8 @@ int errcode_to_errno(long e)
 /* Size of a block device or regular file, without reading it. 0 or -errno. */
 static int device_size(const char *path, const struct file_stat *st, uint64_t *ret)
 {
+        _cleanup_close_ int fd = -1;
         uint64_t size = 0;
-        int fd, r = 0;
 
         if (S_ISREG(st->mode)) {
                 *ret = st->size;
@@ -83,11 +84,39 @@ static int device_size(const char *path, const struct file_stat *st, uint64_t *r
         if (fd < 0)
                 return -errno;
         if (ioctl(fd, BLKGETSIZE64, &size) < 0)
-                r = -errno;
-        close(fd);
-        if (r == 0)
-                *ret = size;
-        return r;
+                return -errno;
+        *ret = size;
+        return 0;
+}
+
+/*
+ * Whether path can hold a superblock before libext2fs is asked: a block
+ * device or regular file of at least 2 KiB. 0 with its size, or -errno.
+ */
+static int check_device(const char *path, uint64_t *ret_size)
+{
+        struct file_stat st;
+        uint64_t size = 0;
+        int r;
+
+        r = file_stat(path, &st);
+        if (r < 0)
+                return r;
+        if (S_ISDIR(st.mode))
+                return -EISDIR;
+        if (!S_ISBLK(st.mode) && !S_ISREG(st.mode))
+                return -ENOTBLK;
+        r = device_size(path, &st, &size);
+        if (r < 0)
+                return r;
+        /* An SD card reader without a card, an unattached loop device. */
+        if (S_ISBLK(st.mode) && size == 0)
+                return -ENOMEDIUM;
+        /* The superblock occupies bytes 1024..2047. */
+        if (size < 2048)
+                return -ENODATA;
+        *ret_size = size;
+        return 0;
 }
 
 /*
@@ -114,8 +143,12 @@ void format_uuid(char buf[static 37], const uint8_t u[16])
                 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
-        struct struct_ext2_filsys **ret_fs)
+/*
+ * Opens the superblock of path with libext2fs, read-only, past an incompatible
+ * feature it does not know and past a wrong checksum, as dumpe2fs does; notes
+ * either in sb. 0 with *ret, or libext2fs' error.
+ */
+static errcode_t open_superblock(const char *path, struct superblock *sb, ext2_filsys *ret)
 {
         /*
          * SUPER_ONLY: read the superblock and nothing else; group descriptors
@@ -123,39 +156,12 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
          * no EXT2_FLAG_EXCLUSIVE: the device is opened O_RDONLY and may be
          * mounted. 64BITS lets filesystems of more than 2^32 blocks open.
          * JOURNAL_DEV_OK: an external journal (mke2fs -O journal_dev) opens
-         * as what it is, so that it is told apart below; without it libext2fs
-         * refuses it as an unknown feature, and the retry with FORCE would
-         * take its mkfs times for a filesystem's.
+         * as what it is, so that superblock_open() tells it apart; without it
+         * libext2fs refuses it as an unknown feature, and the retry with FORCE
+         * would take its mkfs times for a filesystem's.
          */
         const int flags = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_64BITS | EXT2_FLAG_JOURNAL_DEV_OK;
-        ext2_filsys fs = NULL;
-        struct file_stat st;
-        bool checksum_bad = false, unknown_features = false;
-        uint64_t size = 0;
         errcode_t e;
-        int r;
-
-        if (ret_reason)
-                *ret_reason = NULL;
-
-        r = file_stat(path, &st);
-        if (r < 0)
-                return r;
-        if (S_ISDIR(st.mode))
-                return -EISDIR;
-        if (!S_ISBLK(st.mode) && !S_ISREG(st.mode))
-                return -ENOTBLK;
-        r = device_size(path, &st, &size);
-        if (r < 0)
-                return r;
-        /* An SD card reader without a card, an unattached loop device. */
-        if (S_ISBLK(st.mode) && size == 0)
-                return -ENOMEDIUM;
-        /* The superblock occupies bytes 1024..2047. */
-        if (size < 2048)
-                return -ENODATA;
-
-        initialize_ext2_error_table();
 
         /*
          * io_options "" rather than NULL: with NULL, libext2fs treats a '?' in
@@ -163,7 +169,7 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
          * iocache_io_manager: unix_io_manager, read-only, keeping what it read, so
          * that the stamp lookups read no block twice (iocache.h).
          */
-        e = ext2fs_open2(path, "", flags, 0, 0, iocache_io_manager, &fs);
+        e = ext2fs_open2(path, "", flags, 0, 0, iocache_io_manager, ret);
         if (e == EXT2_ET_UNSUPP_FEATURE) {
                 /*
                  * An incompatible feature newer than this libext2fs (a root made by
@@ -171,8 +177,8 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                  * on features, and nothing beyond the superblock is read, so FORCE
                  * is safe here, as with dumpe2fs -f.
                  */
-                unknown_features = true;
-                e = ext2fs_open2(path, "", flags | EXT2_FLAG_FORCE, 0, 0, iocache_io_manager, &fs);
+                sb->unknown_features = true;
+                e = ext2fs_open2(path, "", flags | EXT2_FLAG_FORCE, 0, 0, iocache_io_manager, ret);
         }
         if (e == EXT2_ET_SB_CSUM_INVALID || e == EXT2_ET_UNKNOWN_CSUM) {
                 /*
@@ -184,44 +190,64 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                  * clockfix is for, and a random corruption of a time almost always
                  * lands outside the window.
                  */
-                checksum_bad = true;
+                sb->checksum_bad = true;
                 e = ext2fs_open2(path, "",
-                        flags | EXT2_FLAG_IGNORE_CSUM_ERRORS | (unknown_features ? EXT2_FLAG_FORCE : 0), 0,
-                        0, iocache_io_manager, &fs);
+                        flags | EXT2_FLAG_IGNORE_CSUM_ERRORS | (sb->unknown_features ? EXT2_FLAG_FORCE : 0),
+                        0, 0, iocache_io_manager, ret);
         }
+        return e;
+}
+
+/* What clockfix takes from the superblock of an open filesystem: its times, identity and features. */
+static void superblock_fill(ext2_filsys fs, struct superblock *ret)
+{
+        struct ext2_super_block *sb = fs->super;
+
+        ret->time_sec[SB_TIME_LAST_WRITE] = tstamp(sb->s_wtime, sb->s_wtime_hi);
+        ret->time_sec[SB_TIME_LAST_MOUNT] = tstamp(sb->s_mtime, sb->s_mtime_hi);
+        ret->time_sec[SB_TIME_LAST_CHECK] = tstamp(sb->s_lastcheck, sb->s_lastcheck_hi);
+        ret->time_sec[SB_TIME_CREATED] = tstamp(sb->s_mkfs_time, sb->s_mkfs_time_hi);
+        ret->time_sec[SB_TIME_FIRST_ERROR] = tstamp(sb->s_first_error_time, sb->s_first_error_time_hi);
+        ret->time_sec[SB_TIME_LAST_ERROR] = tstamp(sb->s_last_error_time, sb->s_last_error_time_hi);
+        ret->needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb);
+        ret->fast_commit = ext2fs_has_feature_fast_commit(sb);
+        ret->fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
+        ret->type = fs_type(sb);
+        ret->truncated = ret->device_bytes > 0 && ret->fs_bytes > ret->device_bytes;
+        format_uuid(ret->uuid, sb->s_uuid);
+        memcpy(ret->label, sb->s_volume_name, sizeof(sb->s_volume_name));
+        ret->label[sizeof(ret->label) - 1] = '\0';
+}
+
+int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
+        struct struct_ext2_filsys **ret_fs)
+{
+        struct superblock result = { 0 };
+        ext2_filsys fs = NULL;
+        errcode_t e;
+        int r;
+
+        if (ret_reason)
+                *ret_reason = NULL;
+
+        r = check_device(path, &result.device_bytes);
+        if (r < 0)
+                return r;
+
+        initialize_ext2_error_table();
+        e = open_superblock(path, &result, &fs);
         if (e) {
                 if (ret_reason)
                         *ret_reason = error_message(e);
                 return errcode_to_errno(e);
         }
 
-        struct ext2_super_block *sb = fs->super;
         /* Its superblock has times, but they are the journal's, of no filesystem clockfix can name. */
-        if (ext2fs_has_feature_journal_dev(sb)) {
+        if (ext2fs_has_feature_journal_dev(fs->super)) {
                 ext2fs_close_free(&fs);
                 return -EREMOTE;
         }
-        struct superblock result = {
-                .time_sec = {
-                        [SB_TIME_LAST_WRITE] = tstamp(sb->s_wtime, sb->s_wtime_hi),
-                        [SB_TIME_LAST_MOUNT] = tstamp(sb->s_mtime, sb->s_mtime_hi),
-                        [SB_TIME_LAST_CHECK] = tstamp(sb->s_lastcheck, sb->s_lastcheck_hi),
-                        [SB_TIME_CREATED] = tstamp(sb->s_mkfs_time, sb->s_mkfs_time_hi),
-                        [SB_TIME_FIRST_ERROR] = tstamp(sb->s_first_error_time, sb->s_first_error_time_hi),
-                        [SB_TIME_LAST_ERROR] = tstamp(sb->s_last_error_time, sb->s_last_error_time_hi),
-                },
-                .checksum_bad = checksum_bad,
-                .unknown_features = unknown_features,
-                .needs_recovery = ext2fs_has_feature_journal_needs_recovery(sb),
-                .fast_commit = ext2fs_has_feature_fast_commit(sb),
-                .fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize,
-                .device_bytes = size,
-                .type = fs_type(sb),
-        };
-        result.truncated = result.device_bytes > 0 && result.fs_bytes > result.device_bytes;
-        format_uuid(result.uuid, sb->s_uuid);
-        memcpy(result.label, sb->s_volume_name, sizeof(sb->s_volume_name));
-        result.label[sizeof(result.label) - 1] = '\0';
+        superblock_fill(fs, &result);
 
         *ret = result;
         if (ret_fs)

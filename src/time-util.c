@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* time-util: microsecond time values, UTC calendar conversion, parsing */
+/* time-util: microsecond time values, UTC calendar conversion, parsing, the monotonic clock */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "time-util.h"
+
+/* How often to look again for something that has not appeared (a device: initramfs, --wait). */
+#define POLL_USEC ((usec_t)50 * 1000)
 
 bool sec_to_usec(uint64_t sec, usec_t *ret)
 {
@@ -232,4 +236,24 @@ int parse_seconds(const char *s, usec_t *ret)
                 return -ERANGE;
         *ret += frac;
         return 0;
+}
+
+usec_t now_monotonic(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
+}
+
+bool wait_a_moment(usec_t deadline)
+{
+        usec_t now = now_monotonic();
+
+        if (now >= deadline)
+                return false;
+        usec_t step = deadline - now < POLL_USEC ? deadline - now : POLL_USEC;
+        struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(step * NSEC_PER_USEC) };
+        nanosleep(&ts, NULL);
+        return true;
 }

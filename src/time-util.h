@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* time-util: microsecond time values, UTC calendar conversion, parsing */
+/* time-util: microsecond time values, UTC calendar conversion, parsing, the monotonic clock */
 #pragma once
 
 #include <stdbool.h>
@@ -67,3 +67,13 @@ int parse_time(const char *s, usec_t *ret);
  * "0.25"). Returns 0, -EINVAL or -ERANGE.
  */
 int parse_seconds(const char *s, usec_t *ret);
+
+/* CLOCK_MONOTONIC in microseconds. */
+usec_t now_monotonic(void);
+
+/*
+ * Sleeps before the next look for something that is not there yet, such as a
+ * device (50 ms, or less if the deadline is nearer). Returns false, without
+ * sleeping, once the monotonic deadline has passed.
+ */
+bool wait_a_moment(usec_t deadline);

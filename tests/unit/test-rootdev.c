@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "file-util.h"
 #include "rootdev.h"
 #include "test.h"
 
