@@ -17,35 +17,30 @@
 #include "report.h"
 #include "settings.h"
 
-static const char *device_name(const struct device_report *d)
-{
-        return d->path ? d->path : d->spec;
-}
-
 /* Warnings about what is odd on a readable device: its notes, its journal, its stamp files. */
 static void warn_device(const struct device_report *d)
 {
         char notes[512];
 
         if (device_notes(d, notes, sizeof(notes))[0])
-                log_warning("%s: %s", device_name(d), notes);
+                log_warning("%s: %s", device_report_name(d), notes);
         if (d->have_journal && d->journal.error != 0)
-                log_warning("%s: journal not used: %s%s", device_name(d), d->journal.reason,
+                log_warning("%s: journal not used: %s%s", device_report_name(d), d->journal.reason,
                         d->journal.error == -ENODEV               ? " (is the journal device attached?)"
                                 : d->journal.error == -EOPNOTSUPP ? ""
                                                                   : " (run e2fsck)");
         else if (d->have_journal && d->journal.jbd2.read_errors)
                 log_warning("%s: journal: %u block(s) could not be read (I/O error), passed over: a newer "
                             "commit may be among them (check the device: dmesg)",
-                        device_name(d), d->journal.jbd2.read_errors);
+                        device_report_name(d), d->journal.jbd2.read_errors);
         else if (d->have_journal && d->journal.jbd2.budget_exhausted)
                 log_info("%s: journal: stopped after %u reads (--journal-budget): a newer commit may "
                          "exist",
-                        device_name(d), d->journal.jbd2.reads);
+                        device_report_name(d), d->journal.jbd2.reads);
         for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
                 /* Not there, or on another filesystem than / (a separate /var): as expected. */
                 if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT && d->stamps[t].error != -EXDEV)
-                        log_warning("%s: %s: %s, not used", device_name(d), stamp_path(t),
+                        log_warning("%s: %s: %s, not used", device_report_name(d), stamp_path(t),
                                 d->stamps[t].reason ? d->stamps[t].reason : strerror(-d->stamps[t].error));
 }
 
@@ -82,12 +77,12 @@ static void explain_times(
                 log_internal(level, 0,
                         "%s: no time is set in its superblock, journal or stamp files (never mounted, or "
                         "zeroed)",
-                        device_name(d));
+                        device_report_name(d));
         else if (usable == 0)
                 log_internal(level, 0,
                         "%s: all its times are after not-after %s: corrupt or crafted filesystem? (or "
                         "raise --not-after): not used",
-                        device_name(d), format_iso(a, p->not_after));
+                        device_report_name(d), format_iso(a, p->not_after));
         else if (late > 0)
                 for (size_t j = 0; j < ev->n_candidates; j++) {
                         const struct candidate *c = ev->candidates + j;
@@ -95,7 +90,7 @@ static void explain_times(
                                 log_warning(c->time == USEC_INFINITY
                                                 ? "%s: %s (%s) is after not-after %s, ignored"
                                                 : "%s: %s %s is after not-after %s, ignored",
-                                        device_name(d), c->source, format_disk_time(a, c->time),
+                                        device_report_name(d), c->source, format_disk_time(a, c->time),
                                         format_iso(b, p->not_after));
                 }
 }
@@ -114,7 +109,7 @@ static void explain_devices(const struct evidence *ev, const struct policy *p, i
                 const struct device_report *d = ev->devices + i;
 
                 if (!d->have_sb) {
-                        log_internal(level, 0, "%s: %s", device_name(d),
+                        log_internal(level, 0, "%s: %s", device_report_name(d),
                                 device_problem(d, problem, sizeof(problem)));
                         continue;
                 }
