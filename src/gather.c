@@ -229,7 +229,7 @@ static int read_stamps(
 static int read_filesystem(const struct gather_config *config, struct device_report *d,
         struct struct_ext2_filsys *fs, usec_t deadline)
 {
-        static const struct policy everything = { .floor = 1, .not_after = USEC_INFINITY };
+        static const struct window everything = { .floor = 1, .not_after = USEC_INFINITY };
         int r;
 
         /* Features newer than this libext2fs may change how inodes and directories are laid out. */
@@ -239,8 +239,8 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                 return 0;
         }
         if (config->journal_budget > 0) {
-                r = journal_read(fs, config->window ? config->window : &everything, config->journal_budget,
-                        deadline, &d->journal);
+                r = journal_read(fs, config->window ? &config->window->window : &everything,
+                        config->journal_budget, deadline, &d->journal);
                 if (r < 0)
                         return r;
                 d->have_journal = d->journal.location != JOURNAL_NONE;

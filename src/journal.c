@@ -166,7 +166,7 @@ static int failed(struct journal_report *r, int error, const char *reason)
         return error;
 }
 
-static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct policy *window, unsigned budget,
+static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct window *window, unsigned budget,
         struct journal_report *r)
 {
         struct jbd2_source src = {
@@ -181,13 +181,13 @@ static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct poli
 
         j->blocks = src.max_blocks;
         j->dev = (struct device_reads){ .io = fs->io, .blocksize = fs->blocksize };
-        k = jbd2_find_commit(&src, &window->window, budget, &r->jbd2, &r->reason);
+        k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
         device_reads_done(&j->dev, &r->jbd2, k);
         return k;
 }
 
 static int read_inode_journal(
-        ext2_filsys fs, const struct policy *window, unsigned budget, struct journal_report *r)
+        ext2_filsys fs, const struct window *window, unsigned budget, struct journal_report *r)
 {
         struct inode_journal j = { .fs = fs, .ino = fs->super->s_journal_inum };
         int k;
@@ -213,7 +213,7 @@ static int read_inode_journal(
         return walk_inode(fs, &j, window, budget, r);
 }
 
-static int read_device_journal(ext2_filsys fs, const struct policy *window, unsigned budget, usec_t deadline,
+static int read_device_journal(ext2_filsys fs, const struct window *window, unsigned budget, usec_t deadline,
         struct journal_report *r)
 {
         char spec[sizeof("UUID=") + 36];
@@ -279,13 +279,13 @@ static int read_device_journal(ext2_filsys fs, const struct policy *window, unsi
                 .fast_commit = ext2fs_has_feature_fast_commit(fs->super),
                 .fs_uuid = fs->super->s_uuid,
         };
-        k = jbd2_find_commit(&src, &window->window, budget, &r->jbd2, &r->reason);
+        k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
         device_reads_done(&d.dev, &r->jbd2, k);
         ext2fs_close_free(&jfs);
         return k;
 }
 
-int journal_read(struct struct_ext2_filsys *fs, const struct policy *window, unsigned budget,
+int journal_read(struct struct_ext2_filsys *fs, const struct window *window, unsigned budget,
         usec_t deadline, struct journal_report *ret)
 {
         static const uint8_t null_uuid[16];

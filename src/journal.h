@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "decide.h"
 #include "jbd2.h"
 #include "time-util.h"
 
@@ -35,7 +34,7 @@ struct journal_report {
  * until deadline (CLOCK_MONOTONIC) for it to appear. Never writes.
  * Returns 0 (problems with the journal are in ret->error), or -ENOMEM.
  */
-int journal_read(struct struct_ext2_filsys *fs, const struct policy *window, unsigned budget,
+int journal_read(struct struct_ext2_filsys *fs, const struct window *window, unsigned budget,
         usec_t deadline, struct journal_report *ret);
 
 void journal_report_done(struct journal_report *r);
