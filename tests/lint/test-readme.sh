@@ -20,4 +20,26 @@ cited=$(grep -rlE 'DESIGN\.md|\.\./shared/' src tests initramfs systemd bench cr
         README.md CONTRIBUTING.md | grep -v '^tests/lint/test-readme\.sh$' || true)
 [ -z "$cited" ] || fail "these cite design notes that are not in the repository (cite docs/design.md): $cited"
 [ -f docs/design.md ] || fail "no docs/design.md"
+# The README is a front door (16 KiB at most), and every relative link of the documents resolves: to a
+# file of the repository and, with #anchor, to one of its headings (GitHub's slugs).
+size=$(wc -c <README.md)
+[ "$size" -le 16384 ] || fail "README.md is $size bytes: move reference material to man/ or docs/ (16384 at most)"
+slugs() {
+        sed -n 's/^#\{1,6\} //p' "$1" | tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+links=0
+for doc in README.md CONTRIBUTING.md docs/*.md initramfs/README.md; do
+        dir=$(dirname "$doc")
+        while read -r link; do
+                links=$((links + 1))
+                file=${link%%#*} anchor=
+                [[ "$link" == *#* ]] && anchor=${link#*#}
+                target=$doc
+                [ -z "$file" ] || target=$dir/$file
+                [ -e "$target" ] || fail "$doc: link to $link: no file $target"
+                [ -z "$anchor" ] || slugs "$target" | grep -qx -- "$anchor" ||
+                        fail "$doc: link to $link: no heading #$anchor in $target"
+        done < <(grep -o '\](\([^)]*\))' "$doc" | sed 's/^](\(.*\))$/\1/' | grep -v -e '^[a-z]*:' -e '^mailto:')
+done
+[ "$links" -gt 20 ] || fail "only $links relative links found: the link check read nothing"
 echo ok
