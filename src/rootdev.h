@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* rootdev: where the root filesystem is (kernel command line, mountinfo, fstab) and its device path */
+/* rootdev: where the root filesystem is (root= given, mountinfo, fstab) and its device path */
 #pragma once
 
 #include <stdbool.h>
