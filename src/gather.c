@@ -392,8 +392,10 @@ static int root_from_cmdline(const struct gather_config *config, struct evidence
         char *spec = NULL;
         int r;
 
-        if (!cmdline->text)
-                return log_debug_errno(cmdline->error, "Cannot read %s: %m, ignoring", cmdline->path), 0;
+        if (!cmdline->text) {
+                log_debug_errno(cmdline->error, "Cannot read %s: %m, ignoring", cmdline->path);
+                return 0;
+        }
         r = cmdline_find_root(cmdline->text, &spec);
         if (r == 0)
                 log_debug("%s: no root=", cmdline->path);
