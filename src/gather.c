@@ -71,12 +71,21 @@ static bool already_tried(const struct evidence *ev, const char *path)
         return false;
 }
 
+/* A spec that only libblkid can find when udev and sysfs do not name it. */
+static bool spec_needs_blkid(const char *spec)
+{
+        enum spec_kind kind = spec_classify(spec);
+
+        return kind == SPEC_TAG || kind == SPEC_DEVNO;
+}
+
 /* Records why d could not be read, and what its explanation needs (see device_problem()). */
 static void record_error(struct device_report *d, int error)
 {
         d->error = error;
-        /* Not found: libblkid finds tags and device numbers that udev and sysfs do not name. */
-        if (error == -ENOENT || error == -ETIMEDOUT)
+        /* Not found: libblkid finds tags and device numbers that udev and sysfs do not name (and only
+         * those: a path not found does not load libblkid to say why it was not asked). */
+        if ((error == -ENOENT || error == -ETIMEDOUT) && d->spec && spec_needs_blkid(d->spec))
                 d->no_blkid = blk_unavailable();
 }
 
