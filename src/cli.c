@@ -12,6 +12,7 @@
 #include "decide.h"
 #include "gather.h"
 #include "handoff.h"
+#include "learn.h"
 #include "log.h"
 #include "options.h"
 #include "report.h"
@@ -177,13 +178,38 @@ static int do_set(const struct options *o, usec_t now, const struct decision *d,
         return EXIT_OK;
 }
 
+/* What status, set, daemon and learn share: the times on disk and the decision on them. */
+struct run {
+        struct gather_config config; /* how the times were found */
+        char record_path[PATH_MAX];
+        struct evidence ev;
+        struct decision d; /* points into ev */
+        usec_t now;        /* the clock when decided, or --now */
+        int synchronized;  /* clock_ntp_synchronized() then; 0 with --now */
+        const char *floor_origin;
+        char floor_from[PATH_MAX + 32];
+};
+
+/* How learn finds the times again and where it keeps the record. */
+static struct learn_config learn_config_of(const struct options *o, const struct run *run)
+{
+        return (struct learn_config){
+                .gather = &run->config,
+                .record_path = run->record_path,
+                .tolerance = o->margin + RECORD_TOLERANCE,
+                .dry_run = o->dry_run,
+        };
+}
+
 /*
  * daemon, once set is done: hands over to NTP (handoff.c). A daemon whose
  * disk had no usable time still waits for NTP and keeps the stamp: that is
  * not a failure. Returns the exit status.
  */
-static int daemon_main(const struct options *o, const struct decision *d, bool stepped, usec_t before)
+static int daemon_main(const struct options *o, const struct run *run, bool stepped)
 {
+        const struct decision *d = &run->d;
+        struct learn_config learn = learn_config_of(o, run);
         char timeout_from[PATH_MAX + 32];
         struct handoff_config config = {
                 .ntp_unit = o->ntp_unit,
@@ -194,6 +220,7 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
                 .dry_run = o->dry_run,
                 .stamp_path = stamp_path(STAMP_CLOCKFIX),
                 .timesync_flag = TIMESYNC_FLAG_PATH,
+                .learn = &learn,
         };
         struct handoff_start start = {
                 .source = d->winner                       ? d->winner->source
@@ -201,7 +228,7 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
                                                           : NULL,
                 .device = d->winner ? d->winner->device : NULL,
                 .stepped = stepped,
-                .before = before,
+                .before = run->now,
                 .would_set = o->dry_run && d->action == ACTION_SET,
                 .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
                 .realtime = clock_now(),
@@ -213,25 +240,18 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
         return handoff_run(&config, &start) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-/* What status, set and daemon share: the times on disk and the decision on them. */
-struct run {
-        struct evidence ev;
-        struct decision d; /* points into ev */
-        usec_t now;        /* the clock when decided, or --now */
-        int synchronized;  /* clock_ntp_synchronized() then; 0 with --now */
-        const char *floor_origin;
-        char floor_from[PATH_MAX + 32];
-};
-
 static void run_done(struct run *run)
 {
         evidence_free(&run->ev);
 }
 
-/* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; run_done() either way. */
-static int gather_and_decide(const struct options *o, const struct policy *policy, struct run *run)
+/* Where the times are looked for, and the record. */
+static void run_setup(const struct options *o, const struct policy *policy, struct run *run)
 {
-        struct gather_config config = {
+        /* The record: in --state-dir of the running system, else in its directory on the root filesystem. */
+        snprintf(run->record_path, sizeof(run->record_path), "%s/" RECORD_NAME,
+                o->state_dir ? o->state_dir : RECORD_DIR_DEFAULT);
+        run->config = (struct gather_config){
                 .devices = o->devices,
                 .n_devices = o->n_devices,
                 .cmdline = &o->cmdline,
@@ -241,10 +261,18 @@ static int gather_and_decide(const struct options *o, const struct policy *polic
                 .window = policy,
                 .journal_budget = o->journal_budget,
                 .no_stamps = o->no_stamps,
+                .record_path = run->record_path,
+                .record_on_root = !o->state_dir,
         };
+}
+
+/* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; run_done() either way. */
+static int gather_and_decide(const struct options *o, const struct policy *policy, struct run *run)
+{
         int r;
 
-        r = gather(&config, &run->ev);
+        run_setup(o, policy, run);
+        r = gather(&run->config, &run->ev);
         if (r < 0) {
                 log_error_errno(r, "Cannot gather times: %m");
                 return EXIT_FAIL;
@@ -308,8 +336,33 @@ static int command_daemon(const struct options *o, const struct policy *policy, 
 
         if (status != EXIT_OK && status != EXIT_NO_SOURCE)
                 return status;
-        return daemon_main(
-                o, &run->d, status == EXIT_OK && run->d.action == ACTION_SET && !o->dry_run, run->now);
+        return daemon_main(o, run, status == EXIT_OK && run->d.action == ACTION_SET && !o->dry_run);
+}
+
+/*
+ * learn: the times on the disk later than the true time (the clock NTP synchronised, or --now)
+ * go into the record. Returns the exit status.
+ */
+static int command_learn(const struct options *o, const struct policy *policy)
+{
+        _cleanup_(run_done) struct run run = {};
+        struct learn_config config;
+        struct learn_summary summary;
+
+        run_setup(o, policy, &run);
+        config = learn_config_of(o, &run);
+        run.now = o->have_now ? o->now : clock_now();
+        if (!o->have_now && clock_ntp_synchronized() <= 0) {
+                log_error(
+                        "The clock is not synchronised by NTP: nothing tells which of the disk's times are "
+                        "in the future (wait for NTP, or give --now TIME); nothing recorded");
+                return EXIT_FAIL;
+        }
+        if (learn(&config, run.now, &summary) < 0)
+                return EXIT_FAIL;
+        if (summary.n_future == 0)
+                log_info("No time on the disk is in the future: nothing to record");
+        return EXIT_OK;
 }
 
 static int command_stamp(void)
@@ -327,8 +380,11 @@ static int command_stamp(void)
 static int run_command(const struct options *o, const struct policy *policy)
 {
         _cleanup_(run_done) struct run run = {};
-        int status = gather_and_decide(o, policy, &run);
+        int status;
 
+        if (o->command == COMMAND_LEARN)
+                return command_learn(o, policy);
+        status = gather_and_decide(o, policy, &run);
         if (status != EXIT_OK)
                 return status;
         if (o->command == COMMAND_STATUS)
