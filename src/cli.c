@@ -15,6 +15,7 @@
 #include "learn.h"
 #include "log.h"
 #include "options.h"
+#include "record.h"
 #include "report.h"
 #include "settings.h"
 
@@ -38,6 +39,14 @@ static void warn_device(const struct device_report *d)
                 log_info("%s: journal: stopped after %u reads (--journal-budget): a newer commit may "
                          "exist",
                         device_report_name(d), d->journal.jbd2.reads);
+        if (d->have_record && d->record.error != 0 && d->record.error != -ENOENT)
+                log_warning(
+                        "%s: %s: %s: ignored (delete it; clockfix writes it again when it finds a time in "
+                        "the future)",
+                        device_report_name(d), d->record.path, d->record.reason);
+        else if (d->have_record && d->record.bad_lines)
+                log_warning("%s: %s: %u line(s) not understood, passed over (the first: line %u)",
+                        device_report_name(d), d->record.path, d->record.bad_lines, d->record.first_bad);
         for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
                 /* Not there, or on another filesystem than / (a separate /var): as expected. */
                 if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT && d->stamps[t].error != -EXDEV)
@@ -45,33 +54,43 @@ static void warn_device(const struct device_report *d)
                                 d->stamps[t].reason ? d->stamps[t].reason : strerror(-d->stamps[t].error));
 }
 
+/* One line on a time of d that is not used: after not-after, or in the future at the last sync. */
+static void explain_unused(const struct policy *p, const struct device_report *d, const struct candidate *c)
+{
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], fix[256];
+
+        if (candidate_verdict(p, c) == VERDICT_FUTURE_AT_SYNC)
+                log_notice(
+                        "%s: %s %s was in the future at the last NTP synchronisation: not used (to clear it "
+                        "for good: %s)",
+                        device_report_name(d), c->source, format_iso(a, c->time),
+                        record_fix(c->source, device_report_name(d), fix, sizeof(fix)));
+        else
+                log_warning(c->time == USEC_INFINITY ? "%s: %s (%s) is after not-after %s, ignored"
+                                                     : "%s: %s %s is after not-after %s, ignored",
+                        device_report_name(d), c->source, format_disk_time(a, c->time),
+                        format_iso(b, p->not_after));
+}
+
 /*
  * Why the times of the readable device d are not used, at level: it has
- * none, or all are after not-after; or a warning for each of them that is,
- * when others are usable.
+ * none, or none is usable (after not-after, or in the future at the last
+ * sync); or a line for each of them that is not, when others are usable.
  */
 static void explain_times(
         const struct evidence *ev, const struct policy *p, const struct device_report *d, int level)
 {
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX];
-        size_t n = 0, usable = 0, late = 0;
+        char a[ISO_TIME_MAX];
+        size_t n = 0, usable = 0, recorded = 0;
 
         for (size_t j = 0; j < ev->n_candidates; j++) {
                 const struct candidate *c = ev->candidates + j;
                 if (c->device != d->path)
                         continue;
                 n++;
-                switch (candidate_verdict(p, c)) {
-                case VERDICT_PLAUSIBLE:
-                case VERDICT_BEFORE_FLOOR:
-                        usable++;
-                        break;
-                case VERDICT_AFTER_NOT_AFTER:
-                        late++;
-                        break;
-                default:
-                        break;
-                }
+                enum verdict v = candidate_verdict(p, c);
+                usable += v == VERDICT_PLAUSIBLE || v == VERDICT_BEFORE_FLOOR;
+                recorded += v == VERDICT_FUTURE_AT_SYNC;
         }
 
         if (n == 0)
@@ -79,20 +98,22 @@ static void explain_times(
                         "%s: no time is set in its superblock, journal or stamp files (never mounted, or "
                         "zeroed)",
                         device_report_name(d));
+        else if (usable == 0 && recorded > 0)
+                log_internal(level, 0,
+                        "%s: none of its times is usable: each is after not-after or was in the future at the "
+                        "last NTP synchronisation (see clockfix status): not used",
+                        device_report_name(d));
         else if (usable == 0)
                 log_internal(level, 0,
                         "%s: all its times are after not-after %s: corrupt or crafted filesystem? (or "
                         "raise --not-after): not used",
                         device_report_name(d), format_iso(a, p->not_after));
-        else if (late > 0)
+        else if (usable < n)
                 for (size_t j = 0; j < ev->n_candidates; j++) {
                         const struct candidate *c = ev->candidates + j;
-                        if (c->device == d->path && candidate_verdict(p, c) == VERDICT_AFTER_NOT_AFTER)
-                                log_warning(c->time == USEC_INFINITY
-                                                ? "%s: %s (%s) is after not-after %s, ignored"
-                                                : "%s: %s %s is after not-after %s, ignored",
-                                        device_report_name(d), c->source, format_disk_time(a, c->time),
-                                        format_iso(b, p->not_after));
+                        if (c->device == d->path && candidate_verdict(p, c) != VERDICT_PLAUSIBLE &&
+                                candidate_verdict(p, c) != VERDICT_BEFORE_FLOOR)
+                                explain_unused(p, d, c);
                 }
 }
 
@@ -305,6 +326,7 @@ static int command_status(const struct options *o, const struct policy *policy, 
                 .ntp_synchronized = o->have_now ? -1 : run->synchronized,
                 .evidence = &run->ev,
                 .decision = &run->d,
+                .record_path = run->record_path,
         };
 
         if (o->json)

@@ -77,6 +77,7 @@ static bool parse_entry(const char *line, size_t len, struct record_entry *e)
         }
         if (t == 0)
                 return false;
+        *e = (struct record_entry){ 0 };
         memcpy(e->uuid, w[0], 36);
         e->uuid[36] = '\0';
         memcpy(e->source, w[1], l[1]);
@@ -227,6 +228,7 @@ static bool entry_of(const struct candidate *c, struct record_entry *e)
 {
         if (!c->uuid || strlen(c->uuid) != 36 || strlen(c->source) >= RECORD_SOURCE_MAX)
                 return false;
+        *e = (struct record_entry){ 0 };
         memcpy(e->uuid, c->uuid, 37);
         strcpy(e->source, c->source);
         e->time = c->time;
@@ -273,17 +275,18 @@ fail:
 }
 
 /* Parses text read from a file into *ret, keeping what the reader said (live). 0 or -ENOMEM. */
-static int parse_read(const char *text, size_t size, bool live, struct record *ret)
+static int parse_read(const char *path, const char *text, size_t size, bool live, struct record *ret)
 {
         int r = record_parse(text, size, ret);
 
         ret->live = live;
+        ret->path = path;
         return r;
 }
 
-static void read_failed(struct record *ret, int error, const char *reason, bool live)
+static void read_failed(const char *path, struct record *ret, int error, const char *reason, bool live)
 {
-        *ret = (struct record){ .error = error, .reason = reason, .live = live };
+        *ret = (struct record){ .error = error, .reason = reason, .live = live, .path = path };
 }
 
 int record_read_file(const char *path, struct record *ret)
@@ -295,11 +298,11 @@ int record_read_file(const char *path, struct record *ret)
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
-                read_failed(ret, -errno, errno == ENOENT ? NULL : "cannot open it", true);
+                read_failed(path, ret, -errno, errno == ENOENT ? NULL : "cannot open it", true);
                 return 0;
         }
         if (file_fstat(fd, &st) < 0 || !S_ISREG(st.mode)) {
-                read_failed(ret, -EISDIR, "not a regular file", true);
+                read_failed(path, ret, -EISDIR, "not a regular file", true);
                 return 0;
         }
         /* One byte more than the limit tells a file too large, whatever its size says. */
@@ -308,7 +311,7 @@ int record_read_file(const char *path, struct record *ret)
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {
-                        read_failed(ret, -EIO, "cannot read it", true);
+                        read_failed(path, ret, -EIO, "cannot read it", true);
                         return 0;
                 }
                 if (n == 0)
@@ -316,10 +319,10 @@ int record_read_file(const char *path, struct record *ret)
                 got += (size_t)n;
         }
         if (got > RECORD_MAX_BYTES) {
-                read_failed(ret, -EFBIG, "larger than clockfix ever writes it (16 KiB)", true);
+                read_failed(path, ret, -EFBIG, "larger than clockfix ever writes it (16 KiB)", true);
                 return 0;
         }
-        return parse_read(text, got, true, ret);
+        return parse_read(path, text, got, true, ret);
 }
 
 int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret)
@@ -335,21 +338,21 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
         if (e != 0) {
                 int error = errcode_to_errno(e);
-                read_failed(ret, error, error == -ENOENT ? NULL : "cannot look it up (corrupt directory?)",
-                        false);
+                read_failed(path, ret, error,
+                        error == -ENOENT ? NULL : "cannot look it up (corrupt directory?)", false);
                 return 0;
         }
         if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
-                read_failed(ret, -EIO, "cannot read its inode", false);
+                read_failed(path, ret, -EIO, "cannot read its inode", false);
                 return 0;
         }
         if (!LINUX_S_ISREG(inode.i_mode)) {
-                read_failed(ret, -EISDIR, "not a regular file", false);
+                read_failed(path, ret, -EISDIR, "not a regular file", false);
                 return 0;
         }
         /* Too large: not read at all (no block of it costs a read). */
         if (EXT2_I_SIZE(&inode) > RECORD_MAX_BYTES) {
-                read_failed(ret, -EFBIG, "larger than clockfix ever writes it (16 KiB)", false);
+                read_failed(path, ret, -EFBIG, "larger than clockfix ever writes it (16 KiB)", false);
                 return 0;
         }
         e = ext2fs_file_open2(fs, ino, (struct ext2_inode *)&inode, 0, &file);
@@ -358,10 +361,10 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         if (file)
                 ext2fs_file_close(file);
         if (e != 0) {
-                read_failed(ret, -EIO, "cannot read it", false);
+                read_failed(path, ret, -EIO, "cannot read it", false);
                 return 0;
         }
-        return parse_read(text, got, false, ret);
+        return parse_read(path, text, got, false, ret);
 }
 
 /* Writes all of text to fd. 0 or -errno. */

@@ -44,6 +44,7 @@ struct record {
         unsigned bad_lines; /* lines that are not entries, passed over */
         unsigned first_bad; /* the first of them (1-based) */
         bool live;          /* read from the running system, not through libext2fs */
+        const char *path;   /* where it was read (borrowed from the caller of the reader), or NULL */
 };
 
 /*
