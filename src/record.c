@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* record: the times found in the future at NTP synchronisation, never used again (docs/design.md §7) */
+/* record: the times found in the future at NTP synchronisation, never used again (docs/design.md §10) */
 
 #include <errno.h>
 #include <fcntl.h>

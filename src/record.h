@@ -2,7 +2,7 @@
 /*
  * record: the times found on a disk in the future when NTP synchronised the
  * clock, kept in a small file so that those exact values are never used
- * again (docs/design.md §7). Parsing, formatting and the update are pure; the
+ * again (docs/design.md §10). Parsing, formatting and the update are pure; the
  * file is read from the running system or, at boot, from the unmounted root
  * through libext2fs, and written atomically.
  */
