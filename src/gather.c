@@ -242,12 +242,53 @@ static int read_record(const struct gather_config *config, struct device_report 
         return 0;
 }
 
-/* Whether the journal's candidate is a value recorded in the future at the last sync. */
-static bool journal_recorded(const struct device_report *d)
+/* The journal's newest plausible commit time, which the record is measured against; or 0. */
+static usec_t journal_reference(const struct gather_config *config, const struct device_report *d)
 {
         const struct jbd2_commit *c = journal_candidate(d);
 
-        return c && d->have_record && record_has(&d->record, d->sb.uuid, JOURNAL_SOURCE, c->time);
+        if (!c ||
+                (config->window &&
+                        candidate_verdict(config->window, &(struct candidate){ .time = c->time }) !=
+                                VERDICT_PLAUSIBLE))
+                return 0;
+        return c->time;
+}
+
+/* Whether t is a time of the window (or there is none), and the record may pass it over. */
+static bool record_could_apply(const struct gather_config *config, usec_t t, usec_t commit)
+{
+        if (t == 0 || !record_applies(t, commit))
+                return false;
+        return !config->window ||
+                candidate_verdict(config->window, &(struct candidate){ .time = t }) == VERDICT_PLAUSIBLE;
+}
+
+/*
+ * Whether to look the record up: never on the root filesystem with --no-stamps (no file is looked
+ * up there); always when asked to; else only when a time of the superblock or the stamp files is
+ * plausible and later than the journal's newest plausible commit by more than RECORD_SLACK (or
+ * there is none), as only such a time may be passed over.
+ */
+static bool record_wanted(const struct gather_config *config, const struct device_report *d)
+{
+        usec_t commit = journal_reference(config, d), u;
+
+        if (!config->record_path || (config->no_stamps && config->record_on_root))
+                return false;
+        if (config->record_always)
+                return true;
+        for (enum sb_time t = 0; t < _SB_TIME_MAX; t++)
+                if (d->sb.time_sec[t] != 0 && sec_to_usec(d->sb.time_sec[t], &u) &&
+                        record_could_apply(config, u, commit))
+                        return true;
+        for (enum stamp s = 0; d->have_stamps && s < _STAMP_MAX; s++)
+                if (d->stamps[s].error == 0 && record_could_apply(config, d->stamps[s].time, commit))
+                        return true;
+        log_debug("%s: %s not looked up: no time is more than %u s later than the journal's newest "
+                  "plausible commit",
+                d->path, config->record_path, (unsigned)(RECORD_SLACK / USEC_PER_SEC));
+        return false;
 }
 
 /*
@@ -263,8 +304,7 @@ static int read_stamps(const struct gather_config *config, struct device_report 
                 d->stamps_why = STAMPS_NOT_ASKED;
                 return 0;
         }
-        d->stamps_why = stamps_needed(
-                d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0, journal_recorded(d));
+        d->stamps_why = stamps_needed(d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0);
         if (!stamps_why_reads(d->stamps_why)) {
                 log_debug("%s: stamp files not read: %s", d->path, stamps_why_to_text(d->stamps_why));
                 return 0;
@@ -291,7 +331,9 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         if (d->sb.unknown_features) {
                 d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
-                return config->record_on_root && !live ? 0 : read_record(config, d, fs, live != 0);
+                return config->record_on_root && !live ? 0
+                        : record_wanted(config, d)     ? read_record(config, d, fs, live != 0)
+                                                       : 0;
         }
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? &config->window->window : &everything,
@@ -302,10 +344,10 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                 if (log_debug_enabled())
                         debug_journal(config, d);
         }
-        r = read_record(config, d, fs, live != 0);
-        if (r < 0)
+        r = read_stamps(config, d, fs, live);
+        if (r < 0 || !record_wanted(config, d))
                 return r;
-        return read_stamps(config, d, fs, live);
+        return read_record(config, d, fs, live != 0);
 }
 
 /*
@@ -383,7 +425,8 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         return d->have_sb;
 }
 
-static int add_candidate(struct evidence *ev, const struct device_report *d, const char *source, usec_t time)
+static int add_candidate(
+        struct evidence *ev, const struct device_report *d, const char *source, usec_t time, usec_t commit)
 {
         struct candidate *n = realloc(ev->candidates, (ev->n_candidates + 1) * sizeof(*n));
 
@@ -395,7 +438,8 @@ static int add_candidate(struct evidence *ev, const struct device_report *d, con
                 .uuid = d->sb.uuid,
                 .source = source,
                 .time = time,
-                .future_at_sync = d->have_record && record_has(&d->record, d->sb.uuid, source, time),
+                .future_at_sync = d->have_record && record_applies(time, commit) &&
+                        record_has(&d->record, d->sb.uuid, source, time),
         };
         return 0;
 }
@@ -414,8 +458,10 @@ const struct jbd2_commit *journal_candidate(const struct device_report *d)
         return NULL;
 }
 
-static int add_candidates(struct evidence *ev, const struct device_report *d)
+static int add_candidates(
+        const struct gather_config *config, struct evidence *ev, const struct device_report *d)
 {
+        usec_t commit = journal_reference(config, d);
         const struct jbd2_commit *c;
         int r;
 
@@ -427,21 +473,21 @@ static int add_candidates(struct evidence *ev, const struct device_report *d)
                         continue;
                 if (!sec_to_usec(d->sb.time_sec[t], &u))
                         u = USEC_INFINITY; /* cannot happen with 40-bit times; implausible anyway */
-                r = add_candidate(ev, d, sb_time_source(t), u);
+                r = add_candidate(ev, d, sb_time_source(t), u, commit);
                 if (r < 0)
                         return r;
         }
 
         c = journal_candidate(d);
         if (c) {
-                r = add_candidate(ev, d, JOURNAL_SOURCE, c->time);
+                r = add_candidate(ev, d, JOURNAL_SOURCE, c->time, commit);
                 if (r < 0)
                         return r;
         }
 
         for (enum stamp s = 0; d->have_stamps && s < _STAMP_MAX; s++)
                 if (d->stamps[s].error == 0 && d->stamps[s].time != 0) {
-                        r = add_candidate(ev, d, stamp_source(s), d->stamps[s].time);
+                        r = add_candidate(ev, d, stamp_source(s), d->stamps[s].time, commit);
                         if (r < 0)
                                 return r;
                 }
@@ -551,7 +597,7 @@ int gather(const struct gather_config *config, struct evidence *ev)
 
         for (size_t i = 0; i < ev->n_devices; i++)
                 if (ev->devices[i].have_sb) {
-                        r = add_candidates(ev, ev->devices + i);
+                        r = add_candidates(config, ev, ev->devices + i);
                         if (r < 0)
                                 goto fail;
                 }

@@ -75,6 +75,7 @@ struct gather_config {
          */
         const char *record_path;
         bool record_on_root;
+        bool record_always; /* look it up even when no time could be passed over for it (status) */
 };
 
 /*
@@ -85,7 +86,9 @@ struct gather_config {
  * readable ones become ev->candidates: their superblock times, the newest
  * plausible commit of their journal, and their stamp files (each device
  * gathered stands for the root filesystem). A time that the record lists
- * (same filesystem, source and value) is marked future_at_sync.
+ * (same filesystem, source and value) and that record_applies() to is
+ * marked future_at_sync; the record is looked up only when some time could
+ * be (or always with record_always).
  * Returns 0 (even if nothing could be read), or -ENOMEM.
  */
 int gather(const struct gather_config *config, struct evidence *ev);

@@ -91,6 +91,11 @@ static bool entry_equal(const struct record_entry *e, const char *uuid, const ch
         return e->time == time && strcmp(e->uuid, uuid) == 0 && strcmp(e->source, source) == 0;
 }
 
+bool record_applies(usec_t time, usec_t commit)
+{
+        return commit == 0 || (time > commit && time - commit > RECORD_SLACK);
+}
+
 bool record_has(const struct record *r, const char *uuid, const char *source, usec_t time)
 {
         if (!uuid || !source)
