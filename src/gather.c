@@ -12,32 +12,11 @@
 #include "blk.h"
 #include "cleanup.h"
 #include "cmdline.h"
+#include "gather-debug.h"
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"
 #include "stat-util.h"
-
-const char *origin_to_text(enum origin o)
-{
-        static const char *const table[_ORIGIN_MAX] = {
-                [ORIGIN_OPTION] = "--device",
-                [ORIGIN_CMDLINE] = "root= on the kernel command line",
-                [ORIGIN_MOUNTINFO] = "the filesystem mounted at /",
-                [ORIGIN_FSTAB] = "the / entry of fstab",
-        };
-        return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
-}
-
-const char *origin_to_string(enum origin o)
-{
-        static const char *const table[_ORIGIN_MAX] = {
-                [ORIGIN_OPTION] = "option",
-                [ORIGIN_CMDLINE] = "cmdline",
-                [ORIGIN_MOUNTINFO] = "mountinfo",
-                [ORIGIN_FSTAB] = "fstab",
-        };
-        return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
-}
 
 static struct device_report *add_device(struct evidence *ev, enum origin origin, const char *spec)
 {
@@ -121,104 +100,6 @@ static dev_t mounted_root(const char *path)
         return 0;
 }
 
-/* What the window makes of a time, for -v: "plausible", "after not-after: rejected", ... */
-static const char *verdict_of(const struct gather_config *config, usec_t t)
-{
-        if (!config->window)
-                return "no window";
-        switch (candidate_verdict(config->window, &(struct candidate){ .time = t })) {
-        case VERDICT_PLAUSIBLE:
-                return "plausible";
-        case VERDICT_BEFORE_FLOOR:
-                return "before the floor, which beats it";
-        default:
-                return "after not-after: rejected";
-        }
-}
-
-static void debug_superblock(const struct gather_config *config, const struct device_report *d)
-{
-        char a[ISO_TIME_MAX];
-        usec_t u;
-
-        log_debug("%s: %s superblock read, UUID %s%s%s%s", d->path, d->sb.type, d->sb.uuid,
-                d->sb.label[0] ? ", label " : "", d->sb.label, d->sb.checksum_bad ? ", checksum wrong" : "");
-        for (enum sb_time t = 0; t < _SB_TIME_MAX; t++) {
-                if (d->sb.time_sec[t] == 0)
-                        log_debug("%s: %s never set", d->path, sb_time_source(t));
-                else if (sec_to_usec(d->sb.time_sec[t], &u))
-                        log_debug("%s: %s %s: %s", d->path, sb_time_source(t), format_iso(a, u),
-                                verdict_of(config, u));
-        }
-}
-
-static void debug_journal(const struct gather_config *config, const struct device_report *d)
-{
-        const struct journal_report *j = &d->journal;
-        const struct jbd2_report *r = &j->jbd2;
-        const struct jbd2_commit *c = journal_candidate(d);
-        char where[128], a[ISO_TIME_MAX];
-
-        if (j->location == JOURNAL_NONE) {
-                log_debug("%s: no journal", d->path);
-                return;
-        }
-        journal_where(j, where, sizeof(where));
-        if (j->error != 0) {
-                log_debug_errno(j->error, "%s: journal (%s) not used: %s (%m)", d->path, where, j->reason);
-                return;
-        }
-        log_debug("%s: journal %s: %u blocks of %u bytes, log %u..%u, %s %u%s", d->path, where, r->maxlen,
-                r->blocksize, r->first, r->last,
-                r->dirty ? "dirty, oldest sequence" : "clean, next sequence", r->sequence,
-                r->head ? ", head recorded" : "");
-        if (r->newest.found && (!c || c->sequence != r->newest.sequence))
-                log_debug("%s: journal: newest commit sequence %u at block %u, %s: %s", d->path,
-                        r->newest.sequence, r->newest.block,
-                        r->newest.time ? format_iso(a, r->newest.time) : "no time",
-                        r->newest.time ? verdict_of(config, r->newest.time) : "not a time");
-        if (c)
-                log_debug("%s: %s sequence %u at block %u, %s: %s", d->path, JOURNAL_SOURCE, c->sequence,
-                        c->block, format_iso(a, c->time), verdict_of(config, c->time));
-        else
-                log_debug("%s: journal: no commit with a time found", d->path);
-}
-
-static void debug_stamps(const struct gather_config *config, const struct device_report *d)
-{
-        char a[ISO_TIME_MAX];
-
-        for (enum stamp s = 0; s < _STAMP_MAX; s++) {
-                const struct stamp_report *t = d->stamps + s;
-
-                if (t->error == -ENOENT)
-                        log_debug("%s: %s not there", d->path, stamp_source(s));
-                else if (t->error != 0)
-                        log_debug_errno(t->error, "%s: %s not used: %s", d->path, stamp_source(s),
-                                t->reason ? t->reason : "%m");
-                else if (t->time == 0)
-                        log_debug("%s: %s holds no time", d->path, stamp_source(s));
-                else
-                        log_debug("%s: %s %s (%s): %s", d->path, stamp_source(s), format_iso(a, t->time),
-                                t->live ? "read live" : "read from the disk", verdict_of(config, t->time));
-        }
-}
-
-static void debug_record(const struct gather_config *config, const struct device_report *d)
-{
-        const struct record *rec = &d->record;
-        char a[ISO_TIME_MAX];
-
-        if (rec->error == -ENOENT)
-                log_debug("%s: %s not there", d->path, config->record_path);
-        else if (rec->error != 0)
-                log_debug_errno(rec->error, "%s: %s ignored: %s", d->path, config->record_path,
-                        rec->reason ? rec->reason : "%m");
-        for (size_t i = 0; i < rec->n; i++)
-                log_debug("%s: %s lists %s %s of %s", d->path, config->record_path, rec->entries[i].source,
-                        format_iso(a, rec->entries[i].time), rec->entries[i].uuid);
-}
-
 /*
  * The record of times in the future at the last sync: on the device's filesystem (live when it
  * is the mounted /), or on the running system. 0 or -ENOMEM.
@@ -238,7 +119,7 @@ static int read_record(const struct gather_config *config, struct device_report 
                 return r;
         d->have_record = true;
         if (log_debug_enabled())
-                debug_record(config, d);
+                gather_debug_record(d);
         return 0;
 }
 
@@ -315,7 +196,7 @@ static int read_stamps(const struct gather_config *config, struct device_report 
                 return r;
         d->have_stamps = true;
         if (log_debug_enabled())
-                debug_stamps(config, d);
+                gather_debug_stamps(config->window, d);
         return 0;
 }
 
@@ -342,7 +223,7 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                         return r;
                 d->have_journal = d->journal.location != JOURNAL_NONE;
                 if (log_debug_enabled())
-                        debug_journal(config, d);
+                        gather_debug_journal(config->window, d);
         }
         r = read_stamps(config, d, fs, live);
         if (r < 0 || !record_wanted(config, d))
@@ -402,7 +283,7 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
                 return r;
         if (r >= 0) {
                 if (log_debug_enabled())
-                        debug_superblock(config, d);
+                        gather_debug_superblock(config->window, d);
                 int k = read_filesystem(config, d, fs, deadline);
                 d->bytes_read = superblock_bytes_read(fs);
                 log_debug("%s: %" PRIu64 " bytes read from it in all", d->path, d->bytes_read);
@@ -442,20 +323,6 @@ static int add_candidate(
                         record_has(&d->record, d->sb.uuid, source, time),
         };
         return 0;
-}
-
-const struct jbd2_commit *journal_candidate(const struct device_report *d)
-{
-        const struct jbd2_report *j = &d->journal.jbd2;
-
-        if (!d->have_journal || d->journal.error != 0)
-                return NULL;
-        /* The newest plausible commit; else the newest of all, for status to show why it is not used. */
-        if (j->best.found)
-                return &j->best;
-        if (j->newest.found && j->newest.time != 0)
-                return &j->newest;
-        return NULL;
 }
 
 static int add_candidates(
@@ -613,27 +480,4 @@ int gather(const struct gather_config *config, struct evidence *ev)
 fail:
         evidence_free(ev);
         return r;
-}
-
-void evidence_free(struct evidence *ev)
-{
-        for (size_t i = 0; i < ev->n_devices; i++) {
-                free(ev->devices[i].spec);
-                free(ev->devices[i].path);
-                free(ev->devices[i].fstype);
-                journal_report_done(&ev->devices[i].journal);
-                record_done(&ev->devices[i].record);
-        }
-        free(ev->devices);
-        free(ev->candidates);
-        *ev = (struct evidence){ 0 };
-}
-
-size_t evidence_devices_read(const struct evidence *ev)
-{
-        size_t n = 0;
-
-        for (size_t i = 0; i < ev->n_devices; i++)
-                n += ev->devices[i].have_sb;
-        return n;
 }
