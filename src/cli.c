@@ -217,6 +217,7 @@ static struct learn_config learn_config_of(const struct options *o, const struct
         return (struct learn_config){
                 .gather = &run->config,
                 .record_path = run->record_path,
+                .on_root = !o->state_dir,
                 .tolerance = o->margin + RECORD_TOLERANCE,
                 .dry_run = o->dry_run,
         };

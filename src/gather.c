@@ -105,7 +105,7 @@ static dev_t mounted_root(const char *path)
  * is the mounted /), or on the running system. 0 or -ENOMEM.
  */
 static int read_record(const struct gather_config *config, struct device_report *d,
-        struct struct_ext2_filsys *fs, bool live)
+        struct struct_ext2_filsys *fs, dev_t live)
 {
         int r;
 
@@ -114,7 +114,8 @@ static int read_record(const struct gather_config *config, struct device_report 
         if (config->record_on_root && !live)
                 r = record_read_fs(fs, config->record_path, &d->record);
         else
-                r = record_read_file(config->record_path, &d->record);
+                /* On the root filesystem, read live: only there (not on a /var of its own). */
+                r = record_read_file(config->record_path, config->record_on_root ? live : 0, &d->record);
         if (r < 0)
                 return r;
         d->have_record = true;
@@ -132,6 +133,9 @@ static usec_t journal_reference(const struct gather_config *config, const struct
                 (config->window &&
                         candidate_verdict(config->window, &(struct candidate){ .time = c->time }) !=
                                 VERDICT_PLAUSIBLE))
+                return 0;
+        /* A commit the record lists is no reference: then every recorded time is passed over. */
+        if (d->have_record && record_has(&d->record, d->sb.uuid, JOURNAL_SOURCE, c->time))
                 return 0;
         return c->time;
 }
@@ -157,7 +161,8 @@ static bool record_wanted(const struct gather_config *config, const struct devic
 
         if (!config->record_path || (config->no_stamps && config->record_on_root))
                 return false;
-        if (config->record_always)
+        /* On the running system (--state-dir) it costs no read of the device. */
+        if (config->record_always || !config->record_on_root)
                 return true;
         for (enum sb_time t = 0; t < _SB_TIME_MAX; t++)
                 if (d->sb.time_sec[t] != 0 && sec_to_usec(d->sb.time_sec[t], &u) &&
@@ -213,7 +218,7 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                 d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
                 return config->record_on_root && !live ? 0
-                        : record_wanted(config, d)     ? read_record(config, d, fs, live != 0)
+                        : record_wanted(config, d)     ? read_record(config, d, fs, live)
                                                        : 0;
         }
         if (config->journal_budget > 0) {
@@ -228,7 +233,7 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         r = read_stamps(config, d, fs, live);
         if (r < 0 || !record_wanted(config, d))
                 return r;
-        return read_record(config, d, fs, live != 0);
+        return read_record(config, d, fs, live);
 }
 
 /*

@@ -2,6 +2,7 @@
 /* learn: at NTP synchronisation, the disk's times in the future, into the record (docs/design.md §10) */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "learn.h"
 #include "log.h"
 #include "record.h"
+#include "stat-util.h"
 
 /* Adds word to the space-separated list unless it is there already. */
 static void add_word(char *list, size_t size, const char *word)
@@ -44,6 +46,26 @@ static void log_future(const struct learn_config *c, const struct record *old, c
                 snprintf(s->fix, sizeof(s->fix), "%s", fix);
         add_word(s->sources, sizeof(s->sources), f->source);
         s->n_future++;
+}
+
+/*
+ * Whether the record's directory is on the root filesystem, where the boots read it (a /var of its
+ * own is mounted after them); said once when it is not.
+ */
+static void check_on_root(const struct learn_config *c)
+{
+        char dir[PATH_MAX];
+        struct file_stat d, root;
+        const char *slash = strrchr(c->record_path, '/');
+
+        if (!c->on_root || !slash || (size_t)(slash - c->record_path) >= sizeof(dir))
+                return;
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - c->record_path), c->record_path);
+        if (file_stat(dir, &d) == 0 && file_stat("/", &root) == 0 && d.dev != root.dev)
+                log_warning(
+                        "%s is not on the root filesystem (a /var of its own?): the boots read the record "
+                        "from the root before it is mounted, and will not see it",
+                        dir);
 }
 
 /* Writes the new record, through LEARN_UNIT when this process sees its filesystem read-only. 0 or -errno. */
@@ -81,7 +103,7 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
         r = gather(&g, &ev);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the disk's times again: %m");
-        if (record_read_file(c->record_path, &old) < 0 ||
+        if (record_read_file(c->record_path, 0, &old) < 0 ||
                 record_update(&old, ev.candidates, ev.n_candidates, now, c->tolerance, &next, &added) < 0)
                 return log_error_errno(ENOMEM, "Out of memory");
         if (old.error != 0 && old.error != -ENOENT)
@@ -101,6 +123,7 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
                         "Would record %zu new time(s) in %s; --dry-run: not written", added, c->record_path);
                 return 0;
         }
+        check_on_root(c);
         r = write_record(c, &next);
         if (r < 0)
                 return r;

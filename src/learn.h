@@ -18,6 +18,7 @@
 struct learn_config {
         const struct gather_config *gather; /* how the sources were found at boot (no wait is taken) */
         const char *record_path;            /* the record on the running system */
+        bool on_root;                       /* it is the default, which boots read on the root filesystem */
         usec_t tolerance;                   /* later than the true time by more than this: in the future */
         bool dry_run;                       /* say what would be recorded, write nothing */
         bool have_sd; /* write through LEARN_UNIT when the filesystem is read-only here */

@@ -294,7 +294,7 @@ static void read_failed(const char *path, struct record *ret, int error, const c
         *ret = (struct record){ .error = error, .reason = reason, .live = live, .path = path };
 }
 
-int record_read_file(const char *path, struct record *ret)
+int record_read_file(const char *path, dev_t on_dev, struct record *ret)
 {
         _cleanup_close_ int fd = -1;
         char text[RECORD_MAX_BYTES + 1];
@@ -308,6 +308,11 @@ int record_read_file(const char *path, struct record *ret)
         }
         if (file_fstat(fd, &st) < 0 || !S_ISREG(st.mode)) {
                 read_failed(path, ret, -EISDIR, "not a regular file", true);
+                return 0;
+        }
+        if (on_dev != 0 && st.dev != on_dev) {
+                /* A /var of its own: the initramfs, which reads the root alone, never sees it there. */
+                read_failed(path, ret, -EXDEV, "on another filesystem than /, where no boot reads it", true);
                 return 0;
         }
         /* One byte more than the limit tells a file too large, whatever its size says. */
@@ -417,7 +422,10 @@ int record_write(const char *path, const struct record *r)
         snprintf(tmp, sizeof(tmp), "%s.new", path);
         dir_of(path, dir);
 
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+        /* A leftover of an interrupted write, whatever it is (a symbolic link would fail O_NOFOLLOW). */
+        if (unlink(tmp) < 0 && errno != ENOENT)
+                return -errno;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
         if (fd < 0)
                 return -errno;
         k = write_all(fd, text, strlen(text));

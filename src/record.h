@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "decide.h"
 #include "time-util.h"
@@ -94,8 +95,12 @@ bool candidates_hold(const struct candidate *c, size_t n, const char *uuid, cons
 int record_update(const struct record *old, const struct candidate *candidates, size_t n, usec_t now,
         usec_t tolerance, struct record *ret, size_t *ret_added);
 
-/* Reads the record at path on the running system. Always fills *ret (see its error). 0 or -ENOMEM. */
-int record_read_file(const char *path, struct record *ret);
+/*
+ * Reads the record at path on the running system; when on_dev is not 0, only from the
+ * filesystem of that device number (else -EXDEV). Always fills *ret (see its error). 0 or
+ * -ENOMEM.
+ */
+int record_read_file(const char *path, dev_t on_dev, struct record *ret);
 
 struct struct_ext2_filsys;
 

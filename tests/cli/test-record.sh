@@ -148,23 +148,38 @@ J=$(jqo '.sources[] | select(.source == "journal:last_commit") | .time')
 [ -n "$J" ] || fail "no journal commit on $sl: $OUT"
 stamp "$sl" "$J" "ssv lastcheck @$((J + 30))"
 mkdir -p "$TMP/slack"
-"$CLOCKFIX" learn --device "$sl" --config /dev/null --now "@$((J - 100))" --state-dir "$TMP/slack" 2>/dev/null ||
+# learn with the true time at that commit: the last check, 30 s later, is in the future.
+"$CLOCKFIX" learn --device "$sl" --config /dev/null --now "@$J" --state-dir "$TMP/slack" 2>/dev/null ||
         fail "learn (slack)"
 grep -q " superblock:last_check $((J + 30))000000 " "$TMP/slack/future-times" || fail "the last check was not recorded"
-cf status --json --device "$sl" --config /dev/null --now "@$((J - 100))" --state-dir "$TMP/slack"
+# into the image, as the boots read it
+stamp "$sl" "$J" "mkdir var" "mkdir var/lib" "mkdir var/lib/clockfix" \
+        "write $TMP/slack/future-times var/lib/clockfix/future-times"
+cf status --json --device "$sl" --config /dev/null --now "@$((J - 100))"
 assert_eq "$(verdict superblock:last_check) $(jqo .source) $(jqo .estimate)" "plausible superblock:last_check $((J + 30))" \
         "a recorded time within the slack of the journal's commit is used"
 assert_eq "$(jqo '.devices[0].future_record.entries | map(select(.source == "superblock:last_check")) | .[0].on_disk')" true \
         "status still reads and shows the record"
-cf set --dry-run -v --device "$sl" --config /dev/null --now "@$((J - 100))" --state-dir "$TMP/slack"
-assert_match "$ERR" "$TMP/slack/future-times not looked up: no time is more than 60 s later than the journal's newest plausible commit" \
+cf set --dry-run -v --device "$sl" --config /dev/null --now "@$((J - 100))"
+assert_match "$ERR" "/var/lib/clockfix/future-times not looked up: no time is more than 60 s later than the journal's newest plausible commit" \
         "set does not look the record up"
+assert_match "$ERR" "from superblock:last_check of $sl" "set: from the last check"
 stamp "$sl" "$J" "ssv lastcheck @$((J + 120))"
-"$CLOCKFIX" learn --device "$sl" --config /dev/null --now "@$((J - 100))" --state-dir "$TMP/slack" 2>/dev/null ||
+"$CLOCKFIX" learn --device "$sl" --config /dev/null --now "@$J" --state-dir "$TMP/slack" 2>/dev/null ||
         fail "learn (slack, again)"
-cf set --dry-run --device "$sl" --config /dev/null --now "@$((J - 100))" --state-dir "$TMP/slack"
+stamp "$sl" "$J" "rm var/lib/clockfix/future-times" "write $TMP/slack/future-times var/lib/clockfix/future-times"
+cf set --dry-run --device "$sl" --config /dev/null --now "@$((J - 100))"
 assert_match "$ERR" "superblock:last_check $(iso $((J + 120))) was in the future at the last NTP synchronisation: not used" \
         "two minutes after the journal's commit: passed over"
+# A journal commit that the record lists (a disk whose newest commits a wrong clock made, with no
+# commit at the true time after them) is no reference: every recorded time is passed over.
+mkdir -p "$TMP/slack2"
+"$CLOCKFIX" learn --device "$sl" --config /dev/null --now "@$((J - 100))" --state-dir "$TMP/slack2" 2>/dev/null ||
+        fail "learn (the commit in the future)"
+grep -q " journal:last_commit " "$TMP/slack2/future-times" || fail "the journal's commit was not recorded"
+cf status --json --device "$sl" --config /dev/null --now "@$((J - 200))" --state-dir "$TMP/slack2"
+assert_eq "$(verdict journal:last_commit) $(verdict superblock:last_check)" "future_at_last_sync future_at_last_sync" \
+        "a recorded commit is no reference"
 
 ############################################################################
 # Bad records: each ignored with a warning naming it; the last check, ten years ahead, is used as

@@ -186,7 +186,7 @@ static void test_io(void)
         parse(RECORD_HEADER "\n" U1 " superblock:last_check 2115000000000000\n", &r);
         check_int(record_write(test_path("future-times"), &r), 0);
         check(access(test_path("future-times.new"), F_OK) < 0);
-        check_int(record_read_file(test_path("future-times"), &back), 0);
+        check_int(record_read_file(test_path("future-times"), 0, &back), 0);
         check_int(back.error, 0);
         check(back.live);
         check_int(back.n, 1);
@@ -195,23 +195,29 @@ static void test_io(void)
         record_done(&r);
         parse(RECORD_HEADER "\n", &r);
         check_int(record_write(test_path("future-times"), &r), 0);
-        check_int(record_read_file(test_path("future-times"), &back), 0);
+        check_int(record_read_file(test_path("future-times"), 0, &back), 0);
         check_int(back.error, 0);
         check_int(back.n, 0);
         record_done(&back);
         record_done(&r);
 
         /* None, too large, not a file, a directory that is not there. */
-        check_int(record_read_file(test_path("none"), &back), 0);
+        check_int(record_read_file(test_path("none"), 0, &back), 0);
         check_int(back.error, -ENOENT);
         char big[RECORD_MAX_BYTES + 2];
         memset(big, '#', sizeof(big) - 1);
         big[sizeof(big) - 1] = '\0';
-        check_int(record_read_file(write_file("big", big), &back), 0);
+        check_int(record_read_file(write_file("big", big), 0, &back), 0);
         check_int(back.error, -EFBIG);
         check(mkdir(test_path("dir"), 0755) == 0);
-        check_int(record_read_file(test_path("dir"), &back), 0);
+        check_int(record_read_file(test_path("dir"), 0, &back), 0);
         check_int(back.error, -EISDIR);
+        /* Asked for on one filesystem (that of /proc), found on another: not used. */
+        struct stat proc;
+        check(stat("/proc", &proc) == 0);
+        check_int(record_read_file(write_file("elsewhere", RECORD_HEADER "\n"), proc.st_dev, &back), 0);
+        check_int(back.error, -EXDEV);
+        check_int(back.n, 0);
         check_int(record_write(test_path("nodir/future-times"), &back), -ENOENT);
         sh("rm -rf '%s'", test_dir);
 
