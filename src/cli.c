@@ -12,8 +12,10 @@
 #include "decide.h"
 #include "gather.h"
 #include "handoff.h"
+#include "learn.h"
 #include "log.h"
 #include "options.h"
+#include "record.h"
 #include "report.h"
 #include "settings.h"
 
@@ -37,6 +39,14 @@ static void warn_device(const struct device_report *d)
                 log_info("%s: journal: stopped after %u reads (--journal-budget): a newer commit may "
                          "exist",
                         device_report_name(d), d->journal.jbd2.reads);
+        if (d->have_record && d->record.error != 0 && d->record.error != -ENOENT)
+                log_warning(
+                        "%s: %s: %s: ignored (delete it; clockfix writes it again when it finds a time in "
+                        "the future)",
+                        device_report_name(d), d->record.path, d->record.reason);
+        else if (d->have_record && d->record.bad_lines)
+                log_warning("%s: %s: %u line(s) not understood, passed over (the first: line %u)",
+                        device_report_name(d), d->record.path, d->record.bad_lines, d->record.first_bad);
         for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
                 /* Not there, or on another filesystem than / (a separate /var): as expected. */
                 if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT && d->stamps[t].error != -EXDEV)
@@ -44,33 +54,43 @@ static void warn_device(const struct device_report *d)
                                 d->stamps[t].reason ? d->stamps[t].reason : strerror(-d->stamps[t].error));
 }
 
+/* One line on a time of d that is not used: after not-after, or in the future at the last sync. */
+static void explain_unused(const struct policy *p, const struct device_report *d, const struct candidate *c)
+{
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], fix[256];
+
+        if (candidate_verdict(p, c) == VERDICT_FUTURE_AT_SYNC)
+                log_notice(
+                        "%s: %s %s was in the future at the last NTP synchronisation: not used (to clear it "
+                        "for good: %s)",
+                        device_report_name(d), c->source, format_iso(a, c->time),
+                        record_fix(c->source, device_report_name(d), fix, sizeof(fix)));
+        else
+                log_warning(c->time == USEC_INFINITY ? "%s: %s (%s) is after not-after %s, ignored"
+                                                     : "%s: %s %s is after not-after %s, ignored",
+                        device_report_name(d), c->source, format_disk_time(a, c->time),
+                        format_iso(b, p->not_after));
+}
+
 /*
  * Why the times of the readable device d are not used, at level: it has
- * none, or all are after not-after; or a warning for each of them that is,
- * when others are usable.
+ * none, or none is usable (after not-after, or in the future at the last
+ * sync); or a line for each of them that is not, when others are usable.
  */
 static void explain_times(
         const struct evidence *ev, const struct policy *p, const struct device_report *d, int level)
 {
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX];
-        size_t n = 0, usable = 0, late = 0;
+        char a[ISO_TIME_MAX];
+        size_t n = 0, usable = 0, recorded = 0;
 
         for (size_t j = 0; j < ev->n_candidates; j++) {
                 const struct candidate *c = ev->candidates + j;
                 if (c->device != d->path)
                         continue;
                 n++;
-                switch (candidate_verdict(p, c)) {
-                case VERDICT_PLAUSIBLE:
-                case VERDICT_BEFORE_FLOOR:
-                        usable++;
-                        break;
-                case VERDICT_AFTER_NOT_AFTER:
-                        late++;
-                        break;
-                default:
-                        break;
-                }
+                enum verdict v = candidate_verdict(p, c);
+                usable += v == VERDICT_PLAUSIBLE || v == VERDICT_BEFORE_FLOOR;
+                recorded += v == VERDICT_FUTURE_AT_SYNC;
         }
 
         if (n == 0)
@@ -78,20 +98,22 @@ static void explain_times(
                         "%s: no time is set in its superblock, journal or stamp files (never mounted, or "
                         "zeroed)",
                         device_report_name(d));
+        else if (usable == 0 && recorded > 0)
+                log_internal(level, 0,
+                        "%s: none of its times is usable: each is after not-after or was in the future at the "
+                        "last NTP synchronisation (see clockfix status): not used",
+                        device_report_name(d));
         else if (usable == 0)
                 log_internal(level, 0,
                         "%s: all its times are after not-after %s: corrupt or crafted filesystem? (or "
                         "raise --not-after): not used",
                         device_report_name(d), format_iso(a, p->not_after));
-        else if (late > 0)
+        else if (usable < n)
                 for (size_t j = 0; j < ev->n_candidates; j++) {
                         const struct candidate *c = ev->candidates + j;
-                        if (c->device == d->path && candidate_verdict(p, c) == VERDICT_AFTER_NOT_AFTER)
-                                log_warning(c->time == USEC_INFINITY
-                                                ? "%s: %s (%s) is after not-after %s, ignored"
-                                                : "%s: %s %s is after not-after %s, ignored",
-                                        device_report_name(d), c->source, format_disk_time(a, c->time),
-                                        format_iso(b, p->not_after));
+                        if (c->device == d->path && candidate_verdict(p, c) != VERDICT_PLAUSIBLE &&
+                                candidate_verdict(p, c) != VERDICT_BEFORE_FLOOR)
+                                explain_unused(p, d, c);
                 }
 }
 
@@ -177,13 +199,38 @@ static int do_set(const struct options *o, usec_t now, const struct decision *d,
         return EXIT_OK;
 }
 
+/* What status, set, daemon and learn share: the times on disk and the decision on them. */
+struct run {
+        struct gather_config config; /* how the times were found */
+        char record_path[PATH_MAX];
+        struct evidence ev;
+        struct decision d; /* points into ev */
+        usec_t now;        /* the clock when decided, or --now */
+        int synchronized;  /* clock_ntp_synchronized() then; 0 with --now */
+        const char *floor_origin;
+        char floor_from[PATH_MAX + 32];
+};
+
+/* How learn finds the times again and where it keeps the record. */
+static struct learn_config learn_config_of(const struct options *o, const struct run *run)
+{
+        return (struct learn_config){
+                .gather = &run->config,
+                .record_path = run->record_path,
+                .tolerance = o->margin + RECORD_TOLERANCE,
+                .dry_run = o->dry_run,
+        };
+}
+
 /*
  * daemon, once set is done: hands over to NTP (handoff.c). A daemon whose
  * disk had no usable time still waits for NTP and keeps the stamp: that is
  * not a failure. Returns the exit status.
  */
-static int daemon_main(const struct options *o, const struct decision *d, bool stepped, usec_t before)
+static int daemon_main(const struct options *o, const struct run *run, bool stepped)
 {
+        const struct decision *d = &run->d;
+        struct learn_config learn = learn_config_of(o, run);
         char timeout_from[PATH_MAX + 32];
         struct handoff_config config = {
                 .ntp_unit = o->ntp_unit,
@@ -194,6 +241,7 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
                 .dry_run = o->dry_run,
                 .stamp_path = stamp_path(STAMP_CLOCKFIX),
                 .timesync_flag = TIMESYNC_FLAG_PATH,
+                .learn = &learn,
         };
         struct handoff_start start = {
                 .source = d->winner                       ? d->winner->source
@@ -201,7 +249,7 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
                                                           : NULL,
                 .device = d->winner ? d->winner->device : NULL,
                 .stepped = stepped,
-                .before = before,
+                .before = run->now,
                 .would_set = o->dry_run && d->action == ACTION_SET,
                 .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
                 .realtime = clock_now(),
@@ -213,25 +261,18 @@ static int daemon_main(const struct options *o, const struct decision *d, bool s
         return handoff_run(&config, &start) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-/* What status, set and daemon share: the times on disk and the decision on them. */
-struct run {
-        struct evidence ev;
-        struct decision d; /* points into ev */
-        usec_t now;        /* the clock when decided, or --now */
-        int synchronized;  /* clock_ntp_synchronized() then; 0 with --now */
-        const char *floor_origin;
-        char floor_from[PATH_MAX + 32];
-};
-
 static void run_done(struct run *run)
 {
         evidence_free(&run->ev);
 }
 
-/* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; run_done() either way. */
-static int gather_and_decide(const struct options *o, const struct policy *policy, struct run *run)
+/* Where the times are looked for, and the record. */
+static void run_setup(const struct options *o, const struct policy *policy, struct run *run)
 {
-        struct gather_config config = {
+        /* The record: in --state-dir of the running system, else in its directory on the root filesystem. */
+        snprintf(run->record_path, sizeof(run->record_path), "%s/" RECORD_NAME,
+                o->state_dir ? o->state_dir : RECORD_DIR_DEFAULT);
+        run->config = (struct gather_config){
                 .devices = o->devices,
                 .n_devices = o->n_devices,
                 .cmdline = &o->cmdline,
@@ -241,10 +282,18 @@ static int gather_and_decide(const struct options *o, const struct policy *polic
                 .window = policy,
                 .journal_budget = o->journal_budget,
                 .no_stamps = o->no_stamps,
+                .record_path = run->record_path,
+                .record_on_root = !o->state_dir,
         };
+}
+
+/* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; run_done() either way. */
+static int gather_and_decide(const struct options *o, const struct policy *policy, struct run *run)
+{
         int r;
 
-        r = gather(&config, &run->ev);
+        run_setup(o, policy, run);
+        r = gather(&run->config, &run->ev);
         if (r < 0) {
                 log_error_errno(r, "Cannot gather times: %m");
                 return EXIT_FAIL;
@@ -277,6 +326,7 @@ static int command_status(const struct options *o, const struct policy *policy, 
                 .ntp_synchronized = o->have_now ? -1 : run->synchronized,
                 .evidence = &run->ev,
                 .decision = &run->d,
+                .record_path = run->record_path,
         };
 
         if (o->json)
@@ -308,8 +358,33 @@ static int command_daemon(const struct options *o, const struct policy *policy, 
 
         if (status != EXIT_OK && status != EXIT_NO_SOURCE)
                 return status;
-        return daemon_main(
-                o, &run->d, status == EXIT_OK && run->d.action == ACTION_SET && !o->dry_run, run->now);
+        return daemon_main(o, run, status == EXIT_OK && run->d.action == ACTION_SET && !o->dry_run);
+}
+
+/*
+ * learn: the times on the disk later than the true time (the clock NTP synchronised, or --now)
+ * go into the record. Returns the exit status.
+ */
+static int command_learn(const struct options *o, const struct policy *policy)
+{
+        _cleanup_(run_done) struct run run = {};
+        struct learn_config config;
+        struct learn_summary summary;
+
+        run_setup(o, policy, &run);
+        config = learn_config_of(o, &run);
+        run.now = o->have_now ? o->now : clock_now();
+        if (!o->have_now && clock_ntp_synchronized() <= 0) {
+                log_error(
+                        "The clock is not synchronised by NTP: nothing tells which of the disk's times are "
+                        "in the future (wait for NTP, or give --now TIME); nothing recorded");
+                return EXIT_FAIL;
+        }
+        if (learn(&config, run.now, &summary) < 0)
+                return EXIT_FAIL;
+        if (summary.n_future == 0)
+                log_info("No time on the disk is in the future: nothing to record");
+        return EXIT_OK;
 }
 
 static int command_stamp(void)
@@ -327,8 +402,11 @@ static int command_stamp(void)
 static int run_command(const struct options *o, const struct policy *policy)
 {
         _cleanup_(run_done) struct run run = {};
-        int status = gather_and_decide(o, policy, &run);
+        int status;
 
+        if (o->command == COMMAND_LEARN)
+                return command_learn(o, policy);
+        status = gather_and_decide(o, policy, &run);
         if (status != EXIT_OK)
                 return status;
         if (o->command == COMMAND_STATUS)

@@ -18,6 +18,8 @@ enum verdict candidate_verdict(const struct policy *p, const struct candidate *c
 {
         if (c->time > p->not_after)
                 return VERDICT_AFTER_NOT_AFTER;
+        if (c->future_at_sync)
+                return VERDICT_FUTURE_AT_SYNC;
         if (c->time < p->floor)
                 return VERDICT_BEFORE_FLOOR;
         return VERDICT_PLAUSIBLE;
@@ -89,6 +91,7 @@ const char *verdict_to_string(enum verdict v)
                 [VERDICT_PLAUSIBLE] = "plausible",
                 [VERDICT_BEFORE_FLOOR] = "before_floor",
                 [VERDICT_AFTER_NOT_AFTER] = "after_not_after",
+                [VERDICT_FUTURE_AT_SYNC] = "future_at_last_sync",
         };
         return (unsigned)v < _VERDICT_MAX ? table[v] : "invalid";
 }
@@ -99,6 +102,7 @@ const char *verdict_to_text(enum verdict v)
                 [VERDICT_PLAUSIBLE] = "plausible",
                 [VERDICT_BEFORE_FLOOR] = "before the floor",
                 [VERDICT_AFTER_NOT_AFTER] = "after not-after",
+                [VERDICT_FUTURE_AT_SYNC] = "in the future at the last sync",
         };
         return (unsigned)v < _VERDICT_MAX ? table[v] : "invalid";
 }

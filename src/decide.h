@@ -10,9 +10,11 @@
 
 /* One time read from one device. Strings are borrowed from the caller. */
 struct candidate {
-        const char *device; /* path of the device or image it came from */
-        const char *source; /* "superblock:last_write", ... */
-        usec_t time;        /* 0 is never a candidate: readers skip unset fields */
+        const char *device;  /* path of the device or image it came from */
+        const char *source;  /* "superblock:last_write", ... */
+        usec_t time;         /* 0 is never a candidate: readers skip unset fields */
+        const char *uuid;    /* its filesystem's UUID, or NULL */
+        bool future_at_sync; /* the record lists this exact value: in the future at the last sync */
 };
 
 /* What the rules make of one candidate. */
@@ -20,6 +22,8 @@ enum verdict {
         VERDICT_PLAUSIBLE,       /* within [floor, not_after]: may win */
         VERDICT_BEFORE_FLOOR,    /* older than the floor: the floor beats it */
         VERDICT_AFTER_NOT_AFTER, /* later than not_after: corrupt or crafted, never used */
+        VERDICT_FUTURE_AT_SYNC,  /* this exact value was in the future when NTP last synchronised: never used
+                                  */
         _VERDICT_MAX,
 };
 
@@ -71,6 +75,7 @@ enum verdict candidate_verdict(const struct policy *p, const struct candidate *c
  * Applies the rules of docs/design.md §3 to candidates[0..n) with the clock reading
  * now (synchronized: the kernel says NTP keeps it):
  *   estimate = max(floor, plausible candidates), the first listed winning a tie;
+ *   a candidate after not-after, or in the future at the last sync, is neither plausible nor evidence;
  *   target = estimate + margin;
  *   set when now < target, or when now itself is after not_after; none otherwise,
  *   and none whenever the clock is synchronised: NTP knows better than any disk.

@@ -204,22 +204,67 @@ static void debug_stamps(const struct gather_config *config, const struct device
         }
 }
 
+static void debug_record(const struct gather_config *config, const struct device_report *d)
+{
+        const struct record *rec = &d->record;
+        char a[ISO_TIME_MAX];
+
+        if (rec->error == -ENOENT)
+                log_debug("%s: %s not there", d->path, config->record_path);
+        else if (rec->error != 0)
+                log_debug_errno(rec->error, "%s: %s ignored: %s", d->path, config->record_path,
+                        rec->reason ? rec->reason : "%m");
+        for (size_t i = 0; i < rec->n; i++)
+                log_debug("%s: %s lists %s %s of %s", d->path, config->record_path, rec->entries[i].source,
+                        format_iso(a, rec->entries[i].time), rec->entries[i].uuid);
+}
+
+/*
+ * The record of times in the future at the last sync: on the device's filesystem (live when it
+ * is the mounted /), or on the running system. 0 or -ENOMEM.
+ */
+static int read_record(const struct gather_config *config, struct device_report *d,
+        struct struct_ext2_filsys *fs, bool live)
+{
+        int r;
+
+        if (!config->record_path)
+                return 0;
+        if (config->record_on_root && !live)
+                r = record_read_fs(fs, config->record_path, &d->record);
+        else
+                r = record_read_file(config->record_path, &d->record);
+        if (r < 0)
+                return r;
+        d->have_record = true;
+        if (log_debug_enabled())
+                debug_record(config, d);
+        return 0;
+}
+
+/* Whether the journal's candidate is a value recorded in the future at the last sync. */
+static bool journal_recorded(const struct device_report *d)
+{
+        const struct jbd2_commit *c = journal_candidate(d);
+
+        return c && d->have_record && record_has(&d->record, d->sb.uuid, JOURNAL_SOURCE, c->time);
+}
+
 /*
  * The stamp files, unless the journal says none can be newer than its newest commit (see
  * stamps_needed()): the lookups take some 20 reads of the device on a real root. 0 or -ENOMEM.
  */
-static int read_stamps(
-        const struct gather_config *config, struct device_report *d, struct struct_ext2_filsys *fs)
+static int read_stamps(const struct gather_config *config, struct device_report *d,
+        struct struct_ext2_filsys *fs, dev_t live)
 {
-        dev_t live;
         int r;
 
         if (config->no_stamps) {
                 d->stamps_why = STAMPS_NOT_ASKED;
                 return 0;
         }
-        live = mounted_root(d->path);
-        d->stamps_why = stamps_needed(d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0);
+        d->stamps_why = stamps_needed(
+                d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0, journal_recorded(d));
         if (!stamps_why_reads(d->stamps_why)) {
                 log_debug("%s: stamp files not read: %s", d->path, stamps_why_to_text(d->stamps_why));
                 return 0;
@@ -239,13 +284,14 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         struct struct_ext2_filsys *fs, usec_t deadline)
 {
         static const struct window everything = { .floor = 1, .not_after = USEC_INFINITY };
+        dev_t live = mounted_root(d->path);
         int r;
 
         /* Features newer than this libext2fs may change how inodes and directories are laid out. */
         if (d->sb.unknown_features) {
                 d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
-                return 0;
+                return config->record_on_root && !live ? 0 : read_record(config, d, fs, live != 0);
         }
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? &config->window->window : &everything,
@@ -256,7 +302,10 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                 if (log_debug_enabled())
                         debug_journal(config, d);
         }
-        return read_stamps(config, d, fs);
+        r = read_record(config, d, fs, live != 0);
+        if (r < 0)
+                return r;
+        return read_stamps(config, d, fs, live);
 }
 
 /*
@@ -342,7 +391,11 @@ static int add_candidate(struct evidence *ev, const struct device_report *d, con
                 return -ENOMEM;
         ev->candidates = n;
         ev->candidates[ev->n_candidates++] = (struct candidate){
-                .device = d->path, .source = source, .time = time
+                .device = d->path,
+                .uuid = d->sb.uuid,
+                .source = source,
+                .time = time,
+                .future_at_sync = d->have_record && record_has(&d->record, d->sb.uuid, source, time),
         };
         return 0;
 }
@@ -523,6 +576,7 @@ void evidence_free(struct evidence *ev)
                 free(ev->devices[i].path);
                 free(ev->devices[i].fstype);
                 journal_report_done(&ev->devices[i].journal);
+                record_done(&ev->devices[i].record);
         }
         free(ev->devices);
         free(ev->candidates);

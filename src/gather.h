@@ -9,6 +9,7 @@
 #include "cmdline.h"
 #include "decide.h"
 #include "journal.h"
+#include "record.h"
 #include "stamps.h"
 #include "superblock.h"
 #include "time-util.h"
@@ -44,7 +45,9 @@ struct device_report {
         bool have_stamps;           /* the stamp files were looked for */
         enum stamps_why stamps_why; /* why they were, or were not (see stamps_needed()) */
         struct stamp_report stamps[_STAMP_MAX];
-        uint64_t bytes_read; /* from the device in all, as libext2fs counts them: for -v */
+        bool have_record;     /* the record of future times was looked for */
+        struct record record; /* its entries, or why there are none (record.error) */
+        uint64_t bytes_read;  /* from the device in all, as libext2fs counts them: for -v */
 };
 
 struct evidence {
@@ -65,6 +68,13 @@ struct gather_config {
         const struct policy *window; /* journal commits outside [floor, not_after] are passed over */
         unsigned journal_budget;     /* journal blocks to read at most per device; 0: do not read journals */
         bool no_stamps;              /* do not look for stamp files */
+        /*
+         * The record of times in the future at the last sync: its path, or NULL not to read it;
+         * on_root: on each device's filesystem (read live when it is the mounted /, else through
+         * libext2fs), else on the running system.
+         */
+        const char *record_path;
+        bool record_on_root;
 };
 
 /*
@@ -74,7 +84,8 @@ struct gather_config {
  * device tried is recorded in ev->devices, readable or not; the times of the
  * readable ones become ev->candidates: their superblock times, the newest
  * plausible commit of their journal, and their stamp files (each device
- * gathered stands for the root filesystem).
+ * gathered stands for the root filesystem). A time that the record lists
+ * (same filesystem, source and value) is marked future_at_sync.
  * Returns 0 (even if nothing could be read), or -ENOMEM.
  */
 int gather(const struct gather_config *config, struct evidence *ev);

@@ -28,14 +28,38 @@ bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now)
         return now == last;
 }
 
-/* The stamp's mtime in ns, or 0. */
-static uint64_t stamp_mtime(const char *path)
+/* The file's mtime in ns, or 0. */
+static uint64_t file_mtime(const char *path)
 {
         struct file_stat st;
 
         if (file_stat(path, &st) < 0)
                 return 0;
         return (uint64_t)st.mtime.tv_sec * 1000000000u + st.mtime.tv_nsec;
+}
+
+int handoff_unit_writes(bool have_sd, const char *unit, const char *path, char *reason, size_t size)
+{
+        uint64_t before = file_mtime(path);
+        char why[256];
+        int r;
+
+        if (!have_sd) {
+                snprintf(reason, size, "no libsystemd to start %s", unit);
+                return -EOPNOTSUPP;
+        }
+        r = sd_start_unit(unit, why, sizeof(why));
+        if (r < 0) {
+                snprintf(reason, size, "cannot start %s: %s", unit, why);
+                return r;
+        }
+        for (int i = 0; i < 50; i++) {
+                if (file_mtime(path) != before)
+                        return 0;
+                usleep(100000);
+        }
+        snprintf(reason, size, "%s did not write it within 5 s", unit);
+        return -ETIMEDOUT;
 }
 
 /*
@@ -49,26 +73,7 @@ static uint64_t stamp_mtime(const char *path)
  */
 static int save_through_unit(struct handoff_stamp *k, char *reason, size_t size)
 {
-        uint64_t before = stamp_mtime(k->path);
-        char why[256];
-        int r;
-
-        if (!k->have_sd) {
-                snprintf(reason, size, "no libsystemd to start %s", SAVE_UNIT);
-                return -EOPNOTSUPP;
-        }
-        r = sd_start_unit(SAVE_UNIT, why, sizeof(why));
-        if (r < 0) {
-                snprintf(reason, size, "cannot start %s: %s", SAVE_UNIT, why);
-                return r;
-        }
-        for (int i = 0; i < 50; i++) {
-                if (stamp_mtime(k->path) != before)
-                        return 0;
-                usleep(100000);
-        }
-        snprintf(reason, size, "%s did not touch it within 5 s", SAVE_UNIT);
-        return -ETIMEDOUT;
+        return handoff_unit_writes(k->have_sd, SAVE_UNIT, k->path, reason, size);
 }
 
 /* The stamp's directory into dir (PATH_MAX): false when the path has none. */

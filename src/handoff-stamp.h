@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct handoff_stamp {
@@ -39,3 +40,11 @@ void handoff_stamp_at_stop(struct handoff_stamp *k);
  * commits) do it already, and ours would only add wear.
  */
 bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now);
+
+/*
+ * Starts unit (a oneshot in a sandbox of its own) to write path, when the
+ * daemon's own sandbox keeps its filesystem read-only, and waits up to 5 s
+ * for path's new mtime. Returns 0, or -errno with why in reason; -ETIMEDOUT
+ * when the unit ran and did not write it.
+ */
+int handoff_unit_writes(bool have_sd, const char *unit, const char *path, char *reason, size_t size);

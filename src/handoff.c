@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "handoff-stamp.h"
 #include "handoff.h"
+#include "learn.h"
 #include "log.h"
 #include "route.h"
 #include "sd.h"
@@ -185,8 +186,9 @@ static bool timesync_flag_new(const struct daemon *d)
                 st.ctime.tv_nsec != d->flag_at_start.ctime.tv_nsec || st.ino != d->flag_at_start.ino;
 }
 
-/* The one entry that fleets collect: by how much NTP corrected clockfix's estimate. */
-static void report_synchronized(struct daemon *d, const char *how)
+/* The one entry that fleets collect: by how much NTP corrected clockfix's estimate, what was in the future.
+ */
+static void report_synchronized(struct daemon *d, const char *how, const struct learn_summary *future)
 {
         usec_t real = clock_now(), boot = clock_boottime();
         int64_t correction = handoff_correction(d->s, real, boot);
@@ -203,8 +205,8 @@ static void report_synchronized(struct daemon *d, const char *how)
                 "estimate from %s was %s s off",
                 how, after, d->s->stepped ? "set it" : "started (it left the clock alone)", by, source, off);
 
-        char f[11][1300];
-        struct iovec iov[11];
+        char f[15][1300];
+        struct iovec iov[15];
         size_t n = 0;
         snprintf(f[n++], sizeof(f[0]), "MESSAGE=%s", message);
         snprintf(f[n++], sizeof(f[0]), "MESSAGE_ID=%s", MESSAGE_ID_SYNCHRONIZED);
@@ -217,6 +219,12 @@ static void report_synchronized(struct daemon *d, const char *how)
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64, error);
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_WAIT_USEC=%" PRIu64, boot - d->s->boottime);
         snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_SIGNAL=%s", how);
+        if (future && future->n_future > 0) {
+                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_FUTURE_COUNT=%zu", future->n_future);
+                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_FUTURE_SOURCES=%s", future->sources);
+                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_FUTURE_FIX=%s", future->fix);
+                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_RECORD=%s", d->c->learn->record_path);
+        }
         for (size_t i = 0; i < n; i++)
                 iov[i] = (struct iovec){ .iov_base = f[i], .iov_len = strlen(f[i]) };
 
@@ -234,10 +242,18 @@ static void report_synchronized(struct daemon *d, const char *how)
         notify_status(d, status);
 }
 
-/* NTP synchronised the clock (how: "kernel", "timesyncd"): reported, and the NTP unit given up. */
+/* NTP synchronised the clock (how: "kernel", "timesyncd"): what is in the future recorded, reported,
+ * and the NTP unit given up. */
 static void enter_synchronized(struct daemon *d, const char *how)
 {
-        report_synchronized(d, how);
+        struct learn_summary future = { 0 };
+
+        if (d->c->learn) {
+                struct learn_config l = *d->c->learn;
+                l.have_sd = d->have_sd;
+                (void)learn(&l, clock_now(), &future);
+        }
+        report_synchronized(d, how, d->c->learn ? &future : NULL);
         d->state = HANDOFF_SYNCHRONIZED;
         if (d->ntp_pending)
                 log_info("Not starting %s: the clock is synchronised already", d->c->ntp_unit);

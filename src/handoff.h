@@ -14,15 +14,18 @@
 /* Where systemd-timesyncd says it synchronised (it touches the file each time). */
 #define TIMESYNC_FLAG_PATH "/run/systemd/timesync/synchronized"
 
+struct learn_config;
+
 struct handoff_config {
-        const char *ntp_unit;       /* start it over D-Bus once the network is up; NULL: start none */
-        usec_t save_interval;       /* refresh the stamp at most this often; 0: never */
-        usec_t timeout;             /* stop waiting for NTP after this long; 0: no limit */
-        const char *timeout_origin; /* where timeout came from, for messages: "--timeout" */
-        bool stay;                  /* after NTP synchronised, keep the stamp fresh until stopped */
-        bool dry_run;               /* write nothing and start nothing, say what would be done */
-        const char *stamp_path;     /* clockfix's stamp file */
-        const char *timesync_flag;  /* TIMESYNC_FLAG_PATH */
+        const char *ntp_unit;             /* start it over D-Bus once the network is up; NULL: start none */
+        usec_t save_interval;             /* refresh the stamp at most this often; 0: never */
+        usec_t timeout;                   /* stop waiting for NTP after this long; 0: no limit */
+        const char *timeout_origin;       /* where timeout came from, for messages: "--timeout" */
+        bool stay;                        /* after NTP synchronised, keep the stamp fresh until stopped */
+        bool dry_run;                     /* write nothing and start nothing, say what would be done */
+        const char *stamp_path;           /* clockfix's stamp file */
+        const char *timesync_flag;        /* TIMESYNC_FLAG_PATH */
+        const struct learn_config *learn; /* at synchronisation: what is in the future, recorded; or NULL */
 };
 
 /* What `set` did, as the daemon started. */

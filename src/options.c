@@ -25,6 +25,8 @@ static void help(void)
                "  daemon               set, tell systemd (READY=1), then wait for the network and\n"
                "                       NTP, log how far off the estimate was, keep the stamp fresh\n"
                "  stamp                touch /var/lib/clockfix/clock now (the daemon's stamp file)\n"
+               "  learn                once NTP synchronised the clock: record the disk's times\n"
+               "                       that are in the future, never to use them again\n"
                "\n"
                "Options:\n"
                "  -d, --device=PATH    read this block device or image file (repeatable);\n"
@@ -45,7 +47,8 @@ static void help(void)
                "                       build time of clockfix)\n"
                "      --not-after=TIME later times are implausible and ignored (default: the\n"
                "                       floor + 30 years)\n"
-               "      --now=TIME       decide as if the clock read TIME (status, set --dry-run)\n"
+               "      --now=TIME       decide as if the clock read TIME (status, set --dry-run);\n"
+               "                       learn: TIME is the true time, whatever NTP says\n"
                "      --boot           at boot: honour clockfix=0 and clockfix.SETTING= on the\n"
                "                       kernel command line (clockfix.device=, clockfix.margin=,\n"
                "                       clockfix.not_after=...; options given here win)\n"
@@ -57,6 +60,8 @@ static void help(void)
                "      --timeout=SECONDS\n"
                "                       daemon: stop waiting for NTP after SECONDS (default 0: no limit)\n"
                "      --stay           daemon: keep running after NTP synchronised the clock\n"
+               "      --state-dir=DIR  keep the record of future times in DIR of the running\n"
+               "                       system (default: /var/lib/clockfix on the root filesystem)\n"
                "  -n, --dry-run        set, daemon: decide and say what would be done, change nothing\n"
                "      --json           status: print one JSON object\n"
                "  -q, --quiet          log only warnings and errors\n"
@@ -114,6 +119,7 @@ static const struct option longopts[] = {
         { "save-interval", required_argument, NULL, ARG_SETTING + SETTING_SAVE_INTERVAL },
         { "timeout", required_argument, NULL, ARG_SETTING + SETTING_TIMEOUT },
         { "stay", no_argument, NULL, ARG_SETTING + SETTING_STAY },
+        { "state-dir", required_argument, NULL, ARG_SETTING + SETTING_STATE_DIR },
         { "dry-run", no_argument, NULL, 'n' },
         { "json", no_argument, NULL, ARG_JSON },
         { "quiet", no_argument, NULL, 'q' },
@@ -230,9 +236,11 @@ static int options_command(struct options *o, int argc, char *argv[])
                 o->command = COMMAND_DAEMON;
         else if (strcmp(argv[optind], "stamp") == 0)
                 o->command = COMMAND_STAMP;
+        else if (strcmp(argv[optind], "learn") == 0)
+                o->command = COMMAND_LEARN;
         else
                 return log_error_errno(EINVAL,
-                        "Unknown command \"%s\": use status, set, daemon or stamp (see --help)",
+                        "Unknown command \"%s\": use status, set, daemon, stamp or learn (see --help)",
                         argv[optind]);
         if (optind + 1 < argc)
                 return log_error_errno(EINVAL, "Unexpected argument \"%s\" (see --help)", argv[optind + 1]);
@@ -244,14 +252,15 @@ static int options_check(const struct options *o)
 {
         if (o->json && o->command != COMMAND_STATUS)
                 return log_error_errno(EINVAL, "--json applies to status only");
-        if (o->dry_run && o->command != COMMAND_SET && o->command != COMMAND_DAEMON)
-                return log_error_errno(
-                        EINVAL, "--dry-run applies to set and daemon only (status never changes anything)");
+        if (o->dry_run && o->command != COMMAND_SET && o->command != COMMAND_DAEMON &&
+                o->command != COMMAND_LEARN)
+                return log_error_errno(EINVAL,
+                        "--dry-run applies to set, daemon and learn only (status never changes anything)");
         if (o->have_now && o->command == COMMAND_SET && !o->dry_run)
                 return log_error_errno(EINVAL,
                         "--now needs --dry-run with set: the clock is set from what it really reads");
         if (o->have_now && o->command == COMMAND_DAEMON)
-                return log_error_errno(EINVAL, "--now applies to status and set --dry-run only");
+                return log_error_errno(EINVAL, "--now applies to status, set --dry-run and learn only");
         for (enum setting s = 0; s < _SETTING_MAX; s++)
                 if ((DAEMON_SETTINGS & 1u << s) && o->origin[s] == FROM_OPTION &&
                         o->command != COMMAND_DAEMON)

@@ -218,8 +218,55 @@ static void json_candidate_details(FILE *f, const struct evidence *ev, const str
                 }
 }
 
+/*
+ * Whether the record's entry e is still among the device's times: 1, 0, or -1 when it is of
+ * another filesystem than the device's.
+ */
+static int entry_on_disk(
+        const struct evidence *ev, const struct device_report *d, const struct record_entry *e)
+{
+        if (strcmp(e->uuid, d->sb.uuid) != 0)
+                return -1;
+        return candidates_hold(ev->candidates, ev->n_candidates, e->uuid, e->source, e->time);
+}
+
+/* "future_record": the record as read for the device, or null when it was not looked for. */
+static void json_record(FILE *f, const struct status *s, const struct device_report *d)
+{
+        const struct record *rec = &d->record;
+
+        fputs(",\"future_record\":", f);
+        if (!d->have_record) {
+                fputs("null", f);
+                return;
+        }
+        fputs("{\"path\":", f);
+        json_string(f, s->record_path);
+        fprintf(f, ",\"found\":%s,\"live\":%s,\"error\":", yes_no(rec->error == 0), yes_no(rec->live));
+        json_string(f,
+                rec->error == 0 || rec->error == -ENOENT ? NULL
+                        : rec->reason                    ? rec->reason
+                                                         : strerror(-rec->error));
+        fprintf(f, ",\"bad_lines\":%u,\"entries\":[", rec->bad_lines);
+        for (size_t i = 0; i < rec->n; i++) {
+                const struct record_entry *e = rec->entries + i;
+                int on = entry_on_disk(s->evidence, d, e);
+
+                fputs(i ? ",{\"uuid\":" : "{\"uuid\":", f);
+                json_string(f, e->uuid);
+                fputs(",\"source\":", f);
+                json_string(f, e->source);
+                fputs(",\"time\":", f);
+                json_time(f, e->time, true);
+                fputs(",\"time_usec\":", f);
+                json_time_usec(f, e->time, true);
+                fprintf(f, ",\"on_disk\":%s}", on < 0 ? "null" : yes_no(on));
+        }
+        fputs("]}", f);
+}
+
 /* One element of "devices": the device, and what was read of it. */
-static void json_device(FILE *f, const struct device_report *dev)
+static void json_device(FILE *f, const struct status *s, const struct device_report *dev)
 {
         char problem[512];
 
@@ -255,6 +302,7 @@ static void json_device(FILE *f, const struct device_report *dev)
                 json_string(f, stamps_skipped(dev, problem, sizeof(problem)));
                 if (dev->have_stamps)
                         json_stamps(f, dev);
+                json_record(f, s, dev);
         }
         fputc('}', f);
 }
@@ -308,7 +356,7 @@ void report_json(FILE *f, const struct status *s)
         for (size_t i = 0; i < ev->n_devices; i++) {
                 if (i)
                         fputc(',', f);
-                json_device(f, ev->devices + i);
+                json_device(f, s, ev->devices + i);
         }
         fputs("],\"sources\":[", f);
         for (size_t i = 0; i < ev->n_candidates; i++) {
@@ -388,8 +436,37 @@ static void text_stamps(FILE *f, const struct device_report *d)
         }
 }
 
+/* The record, when there is one (or one that is ignored), and each of its times against the disk. */
+static void text_record(FILE *f, const struct status *s, const struct device_report *d)
+{
+        const struct record *rec = &d->record;
+        char a[ISO_TIME_MAX];
+
+        if (!d->have_record || rec->error == -ENOENT)
+                return;
+        if (rec->error != 0) {
+                fprintf(f, "  Record %s: %s, ignored\n", s->record_path,
+                        rec->reason ? rec->reason : strerror(-rec->error));
+                return;
+        }
+        fprintf(f, "  Record %s: %zu time(s) in the future at the last sync", s->record_path, rec->n);
+        if (rec->bad_lines)
+                fprintf(f, "; %u line(s) not understood, passed over (the first: line %u)", rec->bad_lines,
+                        rec->first_bad);
+        fputc('\n', f);
+        for (size_t i = 0; i < rec->n; i++) {
+                const struct record_entry *e = rec->entries + i;
+                int on = entry_on_disk(s->evidence, d, e);
+
+                fprintf(f, "    %s %s: %s\n", e->source, format_iso(a, e->time),
+                        on < 0       ? "of another filesystem"
+                                : on ? "still on the disk: not used"
+                                     : "no longer on the disk (rewritten since): dropped at the next write");
+        }
+}
+
 /* The lines on one device: what it is and what was read of it, or what is wrong with it. */
-static void text_device(FILE *f, const struct device_report *dev)
+static void text_device(FILE *f, const struct status *s, const struct device_report *dev)
 {
         char problem[512];
 
@@ -414,6 +491,7 @@ static void text_device(FILE *f, const struct device_report *dev)
         fputc('\n', f);
         text_journal(f, dev);
         text_stamps(f, dev);
+        text_record(f, s, dev);
 }
 
 /* The table of candidate times, after a blank line; nothing when there is none. */
@@ -450,7 +528,7 @@ void report_text(FILE *f, const struct status *s)
                 fputs("No root filesystem found (give --device PATH, or root= on the kernel command line).\n",
                         f);
         for (size_t i = 0; i < ev->n_devices; i++)
-                text_device(f, ev->devices + i);
+                text_device(f, s, ev->devices + i);
         text_candidates(f, s);
 
         fprintf(f, "\nClock now:  %s (%s)\n", format_iso(a, s->now),

@@ -16,6 +16,7 @@ struct status {
         int ntp_synchronized; /* 1, 0, or negative when unknown */
         const struct evidence *evidence;
         const struct decision *decision;
+        const char *record_path; /* the record of times in the future at the last sync */
 };
 
 /* A table of devices and times, then the decision. */

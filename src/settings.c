@@ -28,6 +28,7 @@ static const char *const setting_names[_SETTING_MAX] = {
         [SETTING_SAVE_INTERVAL] = "save-interval",
         [SETTING_TIMEOUT] = "timeout",
         [SETTING_STAY] = "stay",
+        [SETTING_STATE_DIR] = "state-dir",
 };
 
 const char *setting_name(enum setting s)
@@ -44,6 +45,8 @@ void options_done(struct options *o)
         o->n_devices = 0;
         free(o->ntp_unit);
         o->ntp_unit = NULL;
+        free(o->state_dir);
+        o->state_dir = NULL;
         free(o->cmdline.text);
         o->cmdline.text = NULL;
 }
@@ -203,6 +206,23 @@ static int setting_ntp_unit(
         return 0;
 }
 
+/* state-dir: an absolute path. */
+static int setting_state_dir(struct options *o, const char *value, const char **ret_reason)
+{
+        char *copy;
+
+        if (value[0] != '/' || strlen(value) + sizeof("/future-times.new") > PATH_MAX) {
+                *ret_reason = "not an absolute path";
+                return -EINVAL;
+        }
+        copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
+        free(o->state_dir);
+        o->state_dir = copy;
+        return 0;
+}
+
 int setting_parse(
         struct options *o, enum setting s, const char *value, const char **ret_reason, const char **ret_hint)
 {
@@ -229,6 +249,8 @@ int setting_parse(
                 return setting_boolean(o, s, value, ret_reason);
         case SETTING_NTP_UNIT:
                 return setting_ntp_unit(o, value, ret_reason, ret_hint);
+        case SETTING_STATE_DIR:
+                return setting_state_dir(o, value, ret_reason);
         default:
                 return -EINVAL;
         }

@@ -16,6 +16,7 @@ enum command {
         COMMAND_SET,
         COMMAND_DAEMON,
         COMMAND_STAMP,
+        COMMAND_LEARN,
 };
 
 /*
@@ -36,6 +37,7 @@ enum setting {
         SETTING_SAVE_INTERVAL,
         SETTING_TIMEOUT,
         SETTING_STAY,
+        SETTING_STATE_DIR,
         _SETTING_MAX,
 };
 
@@ -67,6 +69,7 @@ struct options {
         usec_t save_interval; /* daemon: 0: never refresh the stamp file */
         usec_t timeout;       /* daemon: how long to wait for NTP; 0: no limit */
         bool stay;            /* daemon: keep the stamp fresh after NTP synchronised */
+        char *state_dir;      /* the record's directory on the running system (owned); NULL: the default */
         unsigned char origin[_SETTING_MAX]; /* enum setting_origin of each setting's value */
         unsigned origin_line[_SETTING_MAX]; /* for FROM_FILE: the line of config_path */
         bool boot; /* --boot: honour clockfix= parameters on the kernel command line */

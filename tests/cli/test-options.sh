@@ -34,7 +34,7 @@ usage 'Unknown option --bogus \(see --help\)' --bogus
 usage 'Unknown option -x \(see --help\)' -x status
 usage 'Option --json takes no value \(see --help\)' --json=1
 usage 'Option --dry-run takes no value' set --dry-run=yes
-usage 'Unknown command "fix": use status, set, daemon or stamp' fix
+usage 'Unknown command "fix": use status, set, daemon, stamp or learn' fix
 usage 'Unexpected argument "extra"' status extra
 usage 'Option --device needs a value' --device
 usage '--device: empty path' --device ''
@@ -49,7 +49,7 @@ usage 'not-after 2020-01-01T00:00:00Z \(--not-after\) is before the floor 2026-0
         --not-before 2026-01-01 --not-after 2020-01-01 --device "$img"
 usage 'margin 18446744073 s \(--margin\) is too large for not-after 586524-01-19T08:01:49Z \(--not-after\)' --not-after @18446744073709 --margin 18446744073 --device "$img"
 usage '--json applies to status only' set --json --device "$img"
-usage '--dry-run applies to set and daemon only' status --dry-run --device "$img"
+usage '--dry-run applies to set, daemon and learn only' status --dry-run --device "$img"
 usage '--now needs --dry-run with set' set --now 2000-01-01 --device "$img"
 
 # Options may come before or after the command; the default command is status.

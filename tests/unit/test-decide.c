@@ -76,6 +76,16 @@ static const struct row rows[] = {
                 1, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, true },
         { "clock in 2151 but no evidence: unavailable", P, S(T2151), { { "d", "a", S(T2200) } }, 1, 0,
                 ACTION_UNAVAILABLE, 0, 0, NONE, true },
+        /* A value the record lists (in the future at the last sync): neither the estimate nor evidence. */
+        { "a value in the future at the last sync loses to the next best", P, S(T2000),
+                { { "d", "a", S(T2030), "u" }, { "d", "b", S(T2040), "u", true } }, 2, 0, ACTION_SET,
+                S(T2030), S(T2030 + 1), 0, false },
+        { "only values in the future at the last sync: unavailable", P, S(T2000),
+                { { "d", "a", S(T2040), "u", true }, { "d", "b", S(T2030), "u", true } }, 2, 0,
+                ACTION_UNAVAILABLE, 0, 0, NONE, false },
+        { "recorded values and one before the floor: the floor", P, S(T2000),
+                { { "d", "a", S(T2040), "u", true }, { "d", "b", S(T2000), "u" } }, 2, 0, ACTION_SET,
+                S(T2026), S(T2026 + 1), FLOOR_WINS, false },
         { "clock at 1970", P, 0, { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0,
                 false },
         { "a time past 2038", P, S(T2000), { { "d", "a", S(T2040) }, { "d", "b", S(T2030) } }, 2, 0,
@@ -177,6 +187,15 @@ static void test_verdicts(void)
         check_int(candidate_verdict(&p, &c), VERDICT_BEFORE_FLOOR);
         c.time = S(T2056) + 1;
         check_int(candidate_verdict(&p, &c), VERDICT_AFTER_NOT_AFTER);
+        /* Recorded: so said, unless it is after not-after anyway. */
+        c.future_at_sync = true;
+        check_int(candidate_verdict(&p, &c), VERDICT_AFTER_NOT_AFTER);
+        c.time = S(T2030);
+        check_int(candidate_verdict(&p, &c), VERDICT_FUTURE_AT_SYNC);
+        c.time = S(T2000);
+        check_int(candidate_verdict(&p, &c), VERDICT_FUTURE_AT_SYNC);
+        check_str(verdict_to_string(VERDICT_FUTURE_AT_SYNC), "future_at_last_sync");
+        check_str(verdict_to_text(VERDICT_FUTURE_AT_SYNC), "in the future at the last sync");
 
         check_str(verdict_to_string(VERDICT_PLAUSIBLE), "plausible");
         check_str(verdict_to_string(VERDICT_BEFORE_FLOOR), "before_floor");

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* learn: at NTP synchronisation, the disk's times in the future, into the record (docs/design.md §7) */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "handoff-stamp.h"
+#include "learn.h"
+#include "log.h"
+#include "record.h"
+
+/* Adds word to the space-separated list unless it is there already. */
+static void add_word(char *list, size_t size, const char *word)
+{
+        size_t len = strlen(word), used = strlen(list);
+
+        for (const char *p = list; (p = strstr(p, word)); p += len)
+                if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+                        return;
+        if (used + (used ? 1 : 0) + len < size)
+                snprintf(list + used, size - used, "%s%s", used ? " " : "", word);
+}
+
+/* One line per time in the future: how far, whether it is new to the record, and what clears it. */
+static void log_future(const struct learn_config *c, const struct record *old, const struct candidate *f,
+        usec_t now, struct learn_summary *s)
+{
+        char a[ISO_TIME_MAX], ahead[DURATION_MAX], fix[256];
+        const char *by = format_duration(ahead, now, f->time);
+        bool known = record_has(old, f->uuid, f->source, f->time);
+
+        record_fix(f->source, f->device, fix, sizeof(fix));
+        log_internal(known ? LOG_NOTICE : LOG_WARNING, 0,
+                "%s of %s is %s, %s ahead of NTP's time: %s %s; not used while the disk holds it (to clear "
+                "it for good: %s)",
+                f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,
+                known                ? "recorded already in"
+                        : c->dry_run ? "would be recorded in"
+                                     : "recorded in",
+                c->record_path, fix);
+        if (!s->fix[0])
+                snprintf(s->fix, sizeof(s->fix), "%s", fix);
+        add_word(s->sources, sizeof(s->sources), f->source);
+        s->n_future++;
+}
+
+/* Writes the new record, through LEARN_UNIT when this process sees its filesystem read-only. 0 or -errno. */
+static int write_record(const struct learn_config *c, const struct record *next)
+{
+        char reason[400];
+        int r = record_write(c->record_path, next);
+
+        if (r == -EROFS && c->have_sd) {
+                r = handoff_unit_writes(c->have_sd, LEARN_UNIT, c->record_path, reason, sizeof(reason));
+                if (r < 0)
+                        return log_warning_errno(
+                                r, "Cannot write %s: read-only here, and %s", c->record_path, reason);
+                log_debug("%s written through %s", c->record_path, LEARN_UNIT);
+                return 0;
+        }
+        if (r < 0)
+                return log_warning_errno(r, "Cannot write %s: %m%s", c->record_path,
+                        r == -ENOENT ? " (create its directory, or give --state-dir)" : "");
+        return 0;
+}
+
+int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
+{
+        _cleanup_(record_done) struct record old = { 0 }, next = { 0 };
+        _cleanup_(evidence_free) struct evidence ev = { 0 };
+        struct gather_config g = *c->gather;
+        size_t added;
+        int r;
+
+        *ret = (struct learn_summary){ 0 };
+        /* The disk as it is now: no wait (it was found at boot), and no marks from the record. */
+        g.wait = 0;
+        g.record_path = NULL;
+        r = gather(&g, &ev);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the disk's times again: %m");
+        if (record_read_file(c->record_path, &old) < 0 ||
+                record_update(&old, ev.candidates, ev.n_candidates, now, c->tolerance, &next, &added) < 0)
+                return log_error_errno(ENOMEM, "Out of memory");
+        if (old.error != 0 && old.error != -ENOENT)
+                log_warning("%s: %s: ignored%s", c->record_path, old.reason,
+                        added > 0 ? ", and replaced by what is found now" : "");
+
+        for (size_t i = 0; i < ev.n_candidates; i++)
+                if (ev.candidates[i].time > now && ev.candidates[i].time - now > c->tolerance)
+                        log_future(c, &old, ev.candidates + i, now, ret);
+        ret->added = added;
+        if (added == 0) {
+                log_debug("Nothing new to record: %s left as it is", c->record_path);
+                return 0;
+        }
+        if (c->dry_run) {
+                log_notice(
+                        "Would record %zu new time(s) in %s; --dry-run: not written", added, c->record_path);
+                return 0;
+        }
+        r = write_record(c, &next);
+        if (r < 0)
+                return r;
+        ret->written = true;
+        log_notice("Recorded %zu new time(s) in %s", added, c->record_path);
+        return 0;
+}
