@@ -362,6 +362,12 @@ SH
 say() { echo "CLOCKFIX-TEST $*"; }
 # mono UNIT PROPERTY: a property of a unit (its result, a timestamp in µs since boot)
 mono() { systemctl show -P "$2" "$1"; }
+# job_result UNIT: the result of this boot's last start job of UNIT (done, failed...), from the
+# journal: systemd unloads a unit that nothing refers to once it is inactive, and `systemctl show`
+# then shows a new one's defaults (Result=success)
+job_result() {
+        journalctl -b -q -o cat --output-fields=JOB_RESULT UNIT="$1" JOB_TYPE=start | tail -n 1
+}
 # wait_daemon: until clockfix.service no longer runs, at most a minute (it waits for NTP)
 wait_daemon() {
         i=0
