@@ -284,6 +284,7 @@ static void run_setup(const struct options *o, const struct policy *policy, stru
                 .no_stamps = o->no_stamps,
                 .record_path = run->record_path,
                 .record_on_root = !o->state_dir,
+                .record_always = o->command == COMMAND_STATUS,
         };
 }
 

@@ -12,32 +12,11 @@
 #include "blk.h"
 #include "cleanup.h"
 #include "cmdline.h"
+#include "gather-debug.h"
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"
 #include "stat-util.h"
-
-const char *origin_to_text(enum origin o)
-{
-        static const char *const table[_ORIGIN_MAX] = {
-                [ORIGIN_OPTION] = "--device",
-                [ORIGIN_CMDLINE] = "root= on the kernel command line",
-                [ORIGIN_MOUNTINFO] = "the filesystem mounted at /",
-                [ORIGIN_FSTAB] = "the / entry of fstab",
-        };
-        return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
-}
-
-const char *origin_to_string(enum origin o)
-{
-        static const char *const table[_ORIGIN_MAX] = {
-                [ORIGIN_OPTION] = "option",
-                [ORIGIN_CMDLINE] = "cmdline",
-                [ORIGIN_MOUNTINFO] = "mountinfo",
-                [ORIGIN_FSTAB] = "fstab",
-        };
-        return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
-}
 
 static struct device_report *add_device(struct evidence *ev, enum origin origin, const char *spec)
 {
@@ -121,104 +100,6 @@ static dev_t mounted_root(const char *path)
         return 0;
 }
 
-/* What the window makes of a time, for -v: "plausible", "after not-after: rejected", ... */
-static const char *verdict_of(const struct gather_config *config, usec_t t)
-{
-        if (!config->window)
-                return "no window";
-        switch (candidate_verdict(config->window, &(struct candidate){ .time = t })) {
-        case VERDICT_PLAUSIBLE:
-                return "plausible";
-        case VERDICT_BEFORE_FLOOR:
-                return "before the floor, which beats it";
-        default:
-                return "after not-after: rejected";
-        }
-}
-
-static void debug_superblock(const struct gather_config *config, const struct device_report *d)
-{
-        char a[ISO_TIME_MAX];
-        usec_t u;
-
-        log_debug("%s: %s superblock read, UUID %s%s%s%s", d->path, d->sb.type, d->sb.uuid,
-                d->sb.label[0] ? ", label " : "", d->sb.label, d->sb.checksum_bad ? ", checksum wrong" : "");
-        for (enum sb_time t = 0; t < _SB_TIME_MAX; t++) {
-                if (d->sb.time_sec[t] == 0)
-                        log_debug("%s: %s never set", d->path, sb_time_source(t));
-                else if (sec_to_usec(d->sb.time_sec[t], &u))
-                        log_debug("%s: %s %s: %s", d->path, sb_time_source(t), format_iso(a, u),
-                                verdict_of(config, u));
-        }
-}
-
-static void debug_journal(const struct gather_config *config, const struct device_report *d)
-{
-        const struct journal_report *j = &d->journal;
-        const struct jbd2_report *r = &j->jbd2;
-        const struct jbd2_commit *c = journal_candidate(d);
-        char where[128], a[ISO_TIME_MAX];
-
-        if (j->location == JOURNAL_NONE) {
-                log_debug("%s: no journal", d->path);
-                return;
-        }
-        journal_where(j, where, sizeof(where));
-        if (j->error != 0) {
-                log_debug_errno(j->error, "%s: journal (%s) not used: %s (%m)", d->path, where, j->reason);
-                return;
-        }
-        log_debug("%s: journal %s: %u blocks of %u bytes, log %u..%u, %s %u%s", d->path, where, r->maxlen,
-                r->blocksize, r->first, r->last,
-                r->dirty ? "dirty, oldest sequence" : "clean, next sequence", r->sequence,
-                r->head ? ", head recorded" : "");
-        if (r->newest.found && (!c || c->sequence != r->newest.sequence))
-                log_debug("%s: journal: newest commit sequence %u at block %u, %s: %s", d->path,
-                        r->newest.sequence, r->newest.block,
-                        r->newest.time ? format_iso(a, r->newest.time) : "no time",
-                        r->newest.time ? verdict_of(config, r->newest.time) : "not a time");
-        if (c)
-                log_debug("%s: %s sequence %u at block %u, %s: %s", d->path, JOURNAL_SOURCE, c->sequence,
-                        c->block, format_iso(a, c->time), verdict_of(config, c->time));
-        else
-                log_debug("%s: journal: no commit with a time found", d->path);
-}
-
-static void debug_stamps(const struct gather_config *config, const struct device_report *d)
-{
-        char a[ISO_TIME_MAX];
-
-        for (enum stamp s = 0; s < _STAMP_MAX; s++) {
-                const struct stamp_report *t = d->stamps + s;
-
-                if (t->error == -ENOENT)
-                        log_debug("%s: %s not there", d->path, stamp_source(s));
-                else if (t->error != 0)
-                        log_debug_errno(t->error, "%s: %s not used: %s", d->path, stamp_source(s),
-                                t->reason ? t->reason : "%m");
-                else if (t->time == 0)
-                        log_debug("%s: %s holds no time", d->path, stamp_source(s));
-                else
-                        log_debug("%s: %s %s (%s): %s", d->path, stamp_source(s), format_iso(a, t->time),
-                                t->live ? "read live" : "read from the disk", verdict_of(config, t->time));
-        }
-}
-
-static void debug_record(const struct gather_config *config, const struct device_report *d)
-{
-        const struct record *rec = &d->record;
-        char a[ISO_TIME_MAX];
-
-        if (rec->error == -ENOENT)
-                log_debug("%s: %s not there", d->path, config->record_path);
-        else if (rec->error != 0)
-                log_debug_errno(rec->error, "%s: %s ignored: %s", d->path, config->record_path,
-                        rec->reason ? rec->reason : "%m");
-        for (size_t i = 0; i < rec->n; i++)
-                log_debug("%s: %s lists %s %s of %s", d->path, config->record_path, rec->entries[i].source,
-                        format_iso(a, rec->entries[i].time), rec->entries[i].uuid);
-}
-
 /*
  * The record of times in the future at the last sync: on the device's filesystem (live when it
  * is the mounted /), or on the running system. 0 or -ENOMEM.
@@ -238,16 +119,57 @@ static int read_record(const struct gather_config *config, struct device_report 
                 return r;
         d->have_record = true;
         if (log_debug_enabled())
-                debug_record(config, d);
+                gather_debug_record(d);
         return 0;
 }
 
-/* Whether the journal's candidate is a value recorded in the future at the last sync. */
-static bool journal_recorded(const struct device_report *d)
+/* The journal's newest plausible commit time, which the record is measured against; or 0. */
+static usec_t journal_reference(const struct gather_config *config, const struct device_report *d)
 {
         const struct jbd2_commit *c = journal_candidate(d);
 
-        return c && d->have_record && record_has(&d->record, d->sb.uuid, JOURNAL_SOURCE, c->time);
+        if (!c ||
+                (config->window &&
+                        candidate_verdict(config->window, &(struct candidate){ .time = c->time }) !=
+                                VERDICT_PLAUSIBLE))
+                return 0;
+        return c->time;
+}
+
+/* Whether t is a time of the window (or there is none), and the record may pass it over. */
+static bool record_could_apply(const struct gather_config *config, usec_t t, usec_t commit)
+{
+        if (t == 0 || !record_applies(t, commit))
+                return false;
+        return !config->window ||
+                candidate_verdict(config->window, &(struct candidate){ .time = t }) == VERDICT_PLAUSIBLE;
+}
+
+/*
+ * Whether to look the record up: never on the root filesystem with --no-stamps (no file is looked
+ * up there); always when asked to; else only when a time of the superblock or the stamp files is
+ * plausible and later than the journal's newest plausible commit by more than RECORD_SLACK (or
+ * there is none), as only such a time may be passed over.
+ */
+static bool record_wanted(const struct gather_config *config, const struct device_report *d)
+{
+        usec_t commit = journal_reference(config, d), u;
+
+        if (!config->record_path || (config->no_stamps && config->record_on_root))
+                return false;
+        if (config->record_always)
+                return true;
+        for (enum sb_time t = 0; t < _SB_TIME_MAX; t++)
+                if (d->sb.time_sec[t] != 0 && sec_to_usec(d->sb.time_sec[t], &u) &&
+                        record_could_apply(config, u, commit))
+                        return true;
+        for (enum stamp s = 0; d->have_stamps && s < _STAMP_MAX; s++)
+                if (d->stamps[s].error == 0 && record_could_apply(config, d->stamps[s].time, commit))
+                        return true;
+        log_debug("%s: %s not looked up: no time is more than %u s later than the journal's newest "
+                  "plausible commit",
+                d->path, config->record_path, (unsigned)(RECORD_SLACK / USEC_PER_SEC));
+        return false;
 }
 
 /*
@@ -263,8 +185,7 @@ static int read_stamps(const struct gather_config *config, struct device_report 
                 d->stamps_why = STAMPS_NOT_ASKED;
                 return 0;
         }
-        d->stamps_why = stamps_needed(
-                d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0, journal_recorded(d));
+        d->stamps_why = stamps_needed(d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0);
         if (!stamps_why_reads(d->stamps_why)) {
                 log_debug("%s: stamp files not read: %s", d->path, stamps_why_to_text(d->stamps_why));
                 return 0;
@@ -275,7 +196,7 @@ static int read_stamps(const struct gather_config *config, struct device_report 
                 return r;
         d->have_stamps = true;
         if (log_debug_enabled())
-                debug_stamps(config, d);
+                gather_debug_stamps(config->window, d);
         return 0;
 }
 
@@ -291,7 +212,9 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
         if (d->sb.unknown_features) {
                 d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
-                return config->record_on_root && !live ? 0 : read_record(config, d, fs, live != 0);
+                return config->record_on_root && !live ? 0
+                        : record_wanted(config, d)     ? read_record(config, d, fs, live != 0)
+                                                       : 0;
         }
         if (config->journal_budget > 0) {
                 r = journal_read(fs, config->window ? &config->window->window : &everything,
@@ -300,12 +223,12 @@ static int read_filesystem(const struct gather_config *config, struct device_rep
                         return r;
                 d->have_journal = d->journal.location != JOURNAL_NONE;
                 if (log_debug_enabled())
-                        debug_journal(config, d);
+                        gather_debug_journal(config->window, d);
         }
-        r = read_record(config, d, fs, live != 0);
-        if (r < 0)
+        r = read_stamps(config, d, fs, live);
+        if (r < 0 || !record_wanted(config, d))
                 return r;
-        return read_stamps(config, d, fs, live);
+        return read_record(config, d, fs, live != 0);
 }
 
 /*
@@ -360,7 +283,7 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
                 return r;
         if (r >= 0) {
                 if (log_debug_enabled())
-                        debug_superblock(config, d);
+                        gather_debug_superblock(config->window, d);
                 int k = read_filesystem(config, d, fs, deadline);
                 d->bytes_read = superblock_bytes_read(fs);
                 log_debug("%s: %" PRIu64 " bytes read from it in all", d->path, d->bytes_read);
@@ -383,7 +306,8 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         return d->have_sb;
 }
 
-static int add_candidate(struct evidence *ev, const struct device_report *d, const char *source, usec_t time)
+static int add_candidate(
+        struct evidence *ev, const struct device_report *d, const char *source, usec_t time, usec_t commit)
 {
         struct candidate *n = realloc(ev->candidates, (ev->n_candidates + 1) * sizeof(*n));
 
@@ -395,27 +319,16 @@ static int add_candidate(struct evidence *ev, const struct device_report *d, con
                 .uuid = d->sb.uuid,
                 .source = source,
                 .time = time,
-                .future_at_sync = d->have_record && record_has(&d->record, d->sb.uuid, source, time),
+                .future_at_sync = d->have_record && record_applies(time, commit) &&
+                        record_has(&d->record, d->sb.uuid, source, time),
         };
         return 0;
 }
 
-const struct jbd2_commit *journal_candidate(const struct device_report *d)
+static int add_candidates(
+        const struct gather_config *config, struct evidence *ev, const struct device_report *d)
 {
-        const struct jbd2_report *j = &d->journal.jbd2;
-
-        if (!d->have_journal || d->journal.error != 0)
-                return NULL;
-        /* The newest plausible commit; else the newest of all, for status to show why it is not used. */
-        if (j->best.found)
-                return &j->best;
-        if (j->newest.found && j->newest.time != 0)
-                return &j->newest;
-        return NULL;
-}
-
-static int add_candidates(struct evidence *ev, const struct device_report *d)
-{
+        usec_t commit = journal_reference(config, d);
         const struct jbd2_commit *c;
         int r;
 
@@ -427,21 +340,21 @@ static int add_candidates(struct evidence *ev, const struct device_report *d)
                         continue;
                 if (!sec_to_usec(d->sb.time_sec[t], &u))
                         u = USEC_INFINITY; /* cannot happen with 40-bit times; implausible anyway */
-                r = add_candidate(ev, d, sb_time_source(t), u);
+                r = add_candidate(ev, d, sb_time_source(t), u, commit);
                 if (r < 0)
                         return r;
         }
 
         c = journal_candidate(d);
         if (c) {
-                r = add_candidate(ev, d, JOURNAL_SOURCE, c->time);
+                r = add_candidate(ev, d, JOURNAL_SOURCE, c->time, commit);
                 if (r < 0)
                         return r;
         }
 
         for (enum stamp s = 0; d->have_stamps && s < _STAMP_MAX; s++)
                 if (d->stamps[s].error == 0 && d->stamps[s].time != 0) {
-                        r = add_candidate(ev, d, stamp_source(s), d->stamps[s].time);
+                        r = add_candidate(ev, d, stamp_source(s), d->stamps[s].time, commit);
                         if (r < 0)
                                 return r;
                 }
@@ -551,7 +464,7 @@ int gather(const struct gather_config *config, struct evidence *ev)
 
         for (size_t i = 0; i < ev->n_devices; i++)
                 if (ev->devices[i].have_sb) {
-                        r = add_candidates(ev, ev->devices + i);
+                        r = add_candidates(config, ev, ev->devices + i);
                         if (r < 0)
                                 goto fail;
                 }
@@ -567,27 +480,4 @@ int gather(const struct gather_config *config, struct evidence *ev)
 fail:
         evidence_free(ev);
         return r;
-}
-
-void evidence_free(struct evidence *ev)
-{
-        for (size_t i = 0; i < ev->n_devices; i++) {
-                free(ev->devices[i].spec);
-                free(ev->devices[i].path);
-                free(ev->devices[i].fstype);
-                journal_report_done(&ev->devices[i].journal);
-                record_done(&ev->devices[i].record);
-        }
-        free(ev->devices);
-        free(ev->candidates);
-        *ev = (struct evidence){ 0 };
-}
-
-size_t evidence_devices_read(const struct evidence *ev)
-{
-        size_t n = 0;
-
-        for (size_t i = 0; i < ev->n_devices; i++)
-                n += ev->devices[i].have_sb;
-        return n;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* learn: at NTP synchronisation, the disk's times in the future, into the record (docs/design.md §7) */
+/* learn: at NTP synchronisation, the disk's times in the future, into the record (docs/design.md §10) */
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /*
  * learn: once NTP synchronised the clock, the root's times read again; those
  * later than the true time go into the record, so that the next boots do not
- * use them (docs/design.md §7).
+ * use them (docs/design.md §10).
  */
 #pragma once
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* record: the times found in the future at NTP synchronisation, never used again (docs/design.md §7) */
+/* record: the times found in the future at NTP synchronisation, never used again (docs/design.md §10) */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +89,11 @@ static bool parse_entry(const char *line, size_t len, struct record_entry *e)
 static bool entry_equal(const struct record_entry *e, const char *uuid, const char *source, usec_t time)
 {
         return e->time == time && strcmp(e->uuid, uuid) == 0 && strcmp(e->source, source) == 0;
+}
+
+bool record_applies(usec_t time, usec_t commit)
+{
+        return commit == 0 || (time > commit && time - commit > RECORD_SLACK);
 }
 
 bool record_has(const struct record *r, const char *uuid, const char *source, usec_t time)

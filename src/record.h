@@ -2,7 +2,7 @@
 /*
  * record: the times found on a disk in the future when NTP synchronised the
  * clock, kept in a small file so that those exact values are never used
- * again (docs/design.md §7). Parsing, formatting and the update are pure; the
+ * again (docs/design.md §10). Parsing, formatting and the update are pure; the
  * file is read from the running system or, at boot, from the unmounted root
  * through libext2fs, and written atomically.
  */
@@ -29,6 +29,15 @@
 
 /* A time later than the synchronised clock by more than the margin and this is in the future. */
 #define RECORD_TOLERANCE (5 * USEC_PER_SEC)
+
+/*
+ * A recorded time is passed over only when it is later than the journal's newest plausible
+ * commit (a time the kernel stamped at the last write) by more than this: within it, it could
+ * at worst put the clock this much ahead. So the record is looked up only when some time
+ * is that much later, which a boot whose journal holds the newest time never needs (nine
+ * reads of the card saved: docs/design.md §10).
+ */
+#define RECORD_SLACK (60 * USEC_PER_SEC)
 
 struct record_entry {
         char uuid[37];                  /* the filesystem's UUID, as the superblock gives it */
@@ -59,6 +68,13 @@ int record_parse(const char *text, size_t size, struct record *ret);
 
 /* The text of r, as record_parse() reads it back: a new string in *ret. 0 or -ENOMEM. */
 int record_format(const struct record *r, char **ret);
+
+/*
+ * Pure: whether the record may pass over a time, given the filesystem's journal commit
+ * (its newest plausible one; 0 when there is none): when it is later than the commit by
+ * more than RECORD_SLACK, or there is no commit to compare with.
+ */
+bool record_applies(usec_t time, usec_t commit);
 
 /* Whether r holds the value time of source on the filesystem uuid. Pure. */
 bool record_has(const struct record *r, const char *uuid, const char *source, usec_t time);

@@ -460,7 +460,7 @@ static void text_record(FILE *f, const struct status *s, const struct device_rep
 
                 fprintf(f, "    %s %s: %s\n", e->source, format_iso(a, e->time),
                         on < 0       ? "of another filesystem"
-                                : on ? "still on the disk: not used"
+                                : on ? "still on the disk"
                                      : "no longer on the disk (rewritten since): dropped at the next write");
         }
 }

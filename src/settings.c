@@ -206,17 +206,17 @@ static int setting_ntp_unit(
         return 0;
 }
 
-/* state-dir: an absolute path. */
+/* state-dir: an absolute path, or "" for the default. */
 static int setting_state_dir(struct options *o, const char *value, const char **ret_reason)
 {
-        char *copy;
+        char *copy = NULL;
 
-        if (value[0] != '/' || strlen(value) + sizeof("/future-times.new") > PATH_MAX) {
+        if (value[0] != '\0' &&
+                (value[0] != '/' || strlen(value) + sizeof("/future-times.new") > PATH_MAX)) {
                 *ret_reason = "not an absolute path";
                 return -EINVAL;
         }
-        copy = strdup(value);
-        if (!copy)
+        if (value[0] != '\0' && !(copy = strdup(value)))
                 return -ENOMEM;
         free(o->state_dir);
         o->state_dir = copy;

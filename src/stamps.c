@@ -40,8 +40,7 @@ const char *stamp_path(enum stamp s)
         return source ? source + strlen(SOURCE_PREFIX) : NULL;
 }
 
-enum stamps_why stamps_needed(
-        const struct journal_report *journal, bool fast_commit, bool live, bool commit_recorded)
+enum stamps_why stamps_needed(const struct journal_report *journal, bool fast_commit, bool live)
 {
         const struct jbd2_report *j;
 
@@ -63,8 +62,6 @@ enum stamps_why stamps_needed(
         /* The newest commit must be the newest plausible one: a stamp written after it can be no newer. */
         if (!j->best.found || j->best.sequence != j->newest.sequence)
                 return STAMPS_NEWEST_IMPLAUSIBLE;
-        if (commit_recorded)
-                return STAMPS_NEWEST_RECORDED;
         return STAMPS_JOURNAL_NEWER;
 }
 
@@ -91,7 +88,6 @@ const char *stamps_why_to_text(enum stamps_why why)
                         "blocks of the journal were corrupt or unreadable: a newer commit may lie past them",
                 [STAMPS_NO_COMMIT] = "the journal holds no commit",
                 [STAMPS_NEWEST_IMPLAUSIBLE] = "the journal's newest commit is not plausible",
-                [STAMPS_NEWEST_RECORDED] = "the journal's newest commit was in the future at the last sync",
         };
         return (unsigned)why < _STAMPS_WHY_MAX ? table[why] : "?";
 }

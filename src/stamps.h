@@ -57,16 +57,13 @@ enum stamps_why {
         STAMPS_NO_COMMIT,
         /* Read: the newest commit is not plausible, and a stamp may be newer than the newest that is. */
         STAMPS_NEWEST_IMPLAUSIBLE,
-        /* Read: the journal's newest commit was in the future at the last sync: it is not used. */
-        STAMPS_NEWEST_RECORDED,
         _STAMPS_WHY_MAX,
 };
 
 /*
  * Whether the stamp files must be read, given what the journal's search found (journal: NULL
- * when no journal was read), whether the filesystem uses fast commits, whether the stamps
- * would be read live (the mounted /, with statx()), and whether the journal's newest plausible
- * commit is a value the record lists (in the future at the last sync, so not used). Pure.
+ * when no journal was read), whether the filesystem uses fast commits, and whether the stamps
+ * would be read live (the mounted /, with statx()). Pure.
  *
  * A stamp file changes only by a write to its inode (its mtime, or fake-hwclock's date in its
  * content), and jbd2 logs that write in a transaction whose commit block records the time of
@@ -76,8 +73,7 @@ enum stamps_why {
  * what no commit has yet), or with fast commits (an inode change is then logged in the
  * fast-commit area, which records no time, until the next full commit).
  */
-enum stamps_why stamps_needed(
-        const struct journal_report *journal, bool fast_commit, bool live, bool commit_recorded);
+enum stamps_why stamps_needed(const struct journal_report *journal, bool fast_commit, bool live);
 
 /* Whether the stamp files are read for this reason. */
 bool stamps_why_reads(enum stamps_why why);

@@ -50,11 +50,12 @@ read_ok() {
         assert_eq "$(stamp_sources)" 3 "$1: stamp sources"
 }
 
-# device_reads IMAGE ARGS...: the reads (pread64) of IMAGE by clockfix status ARGS
+# device_reads IMAGE ARGS...: the reads (pread64) of IMAGE by clockfix set --dry-run ARGS, as at boot
+# (status also looks up the record of times in the future, to show it)
 device_reads() {
         local img=$1
         shift
-        strace -f -qq -e trace=pread64,read -y -o "$TMP/reads.trace" "$CLOCKFIX" status --device "$img" \
+        strace -f -qq -e trace=pread64,read -y -o "$TMP/reads.trace" "$CLOCKFIX" set --dry-run --device "$img" \
                 "${POLICY[@]}" "$@" >/dev/null 2>&1 || true
         grep -cF "<$img>" "$TMP/reads.trace" || true
 }

@@ -54,6 +54,24 @@ score=$(sed -n 's/.*Overall exposure level for clockfix-stamp.service: \([0-9.]*
 awk -v s="$score" 'BEGIN { exit !(s < 1) }' || fail "stamp unit: exposure level $score"
 echo "systemd-analyze security (stamp unit): $score"
 
+# The unit that writes the record of times in the future for the daemon: the same, with the block
+# devices readable and adjtimex (read only, no capability) allowed, for `clockfix learn`.
+learn_unit=$BUILDDIR/systemd/clockfix-learn.service
+sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$learn_unit" >"$TMP/units/clockfix-learn.service"
+out=$(systemd-analyze verify "$TMP/units/clockfix-learn.service" 2>&1) || fail "verify (learn unit) failed: $out"
+assert_eq "$out" "" "systemd-analyze verify says nothing of the learn unit"
+lprop() { sed -n "s/^$1=//p" "$learn_unit"; }
+assert_match "$(lprop ExecStart)" "^/.*/clockfix learn --boot$" "learn unit: ExecStart"
+assert_eq "$(lprop After)" systemd-remount-fs.service "learn unit: After"
+assert_eq "$(lprop CapabilityBoundingSet)" "" "learn unit: no capability"
+assert_eq "$(lprop DeviceAllow)" "block-* r" "learn unit: block devices, read only"
+grep -q '^\[Install\]' "$learn_unit" && fail "the learn unit must not be enabled by itself"
+grep -q "LEARN_UNIT \"$(basename "$learn_unit")\"" "$SRCDIR/src/learn.h" || fail "the daemon starts another unit"
+out=$(systemd-analyze security --offline=true --no-pager "$TMP/units/clockfix-learn.service" 2>&1)
+score=$(sed -n 's/.*Overall exposure level for clockfix-learn.service: \([0-9.]*\) .*/\1/p' <<<"$out")
+awk -v s="$score" 'BEGIN { exit !(s < 2) }' || fail "learn unit: exposure level $score"
+echo "systemd-analyze security (learn unit): $score"
+
 # dracut's unit for the systemd initrd: after the root device, before it is checked or mounted.
 initrd=$SRCDIR/initramfs/dracut/90clockfix/clockfix-initrd.service
 sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$initrd" >"$TMP/units/clockfix-initrd.service"

@@ -117,6 +117,18 @@ static void test_has(void)
         record_done(&r);
 }
 
+static void test_applies(void)
+{
+        /* No journal commit to compare with: any recorded time is passed over. */
+        check(record_applies(S(NOW), 0));
+        /* Within the slack of the journal's newest commit, or before it: used, recorded or not. */
+        check(!record_applies(S(NOW), S(NOW)));
+        check(!record_applies(S(NOW) - 1, S(NOW)));
+        check(!record_applies(S(NOW) + RECORD_SLACK, S(NOW)));
+        check(record_applies(S(NOW) + RECORD_SLACK + 1, S(NOW)));
+        check(record_applies(USEC_INFINITY - 1, S(NOW)));
+}
+
 static void test_update(void)
 {
         struct record old, next;
@@ -215,6 +227,7 @@ int main(void)
         test_parse();
         test_format();
         test_has();
+        test_applies();
         test_update();
         test_io();
         test_end();

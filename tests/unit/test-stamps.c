@@ -113,7 +113,7 @@ static void test_needed(void)
 
         for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
                 enum stamps_why w = stamps_needed(table[i].have_journal ? &table[i].journal : NULL,
-                        table[i].fast_commit, table[i].live, false);
+                        table[i].fast_commit, table[i].live);
                 if (w != table[i].expect)
                         fprintf(stderr, "%s:\n", table[i].what);
                 check_int(w, table[i].expect);
@@ -122,19 +122,14 @@ static void test_needed(void)
 
         /* The search stopped for its budget: a newer commit may lie beyond what it read. */
         j.jbd2.budget_exhausted = true;
-        check_int(stamps_needed(&j, false, false, false), STAMPS_BUDGET_SPENT);
+        check_int(stamps_needed(&j, false, false), STAMPS_BUDGET_SPENT);
         j.jbd2.budget_exhausted = false;
         j.jbd2.bad_checksums = 1;
-        check_int(stamps_needed(&j, false, false, false), STAMPS_JOURNAL_DAMAGED);
+        check_int(stamps_needed(&j, false, false), STAMPS_JOURNAL_DAMAGED);
         j.jbd2.bad_checksums = 0;
         j.jbd2.read_errors = 2;
-        check_int(stamps_needed(&j, false, false, false), STAMPS_JOURNAL_DAMAGED);
+        check_int(stamps_needed(&j, false, false), STAMPS_JOURNAL_DAMAGED);
         j.jbd2.read_errors = 0;
-        /* The newest commit is plausible but was in the future at the last sync: not used, so the stamps
-         * are. */
-        check_int(stamps_needed(&j, false, false, false), STAMPS_JOURNAL_NEWER);
-        check_int(stamps_needed(&j, false, false, true), STAMPS_NEWEST_RECORDED);
-        check(stamps_why_reads(STAMPS_NEWEST_RECORDED));
         j.jbd2.budget_exhausted = true;
 
         /* What gather decides alone reads nothing either; every reason has a text. */
