@@ -11,7 +11,7 @@
 # 2. The next boot: neither the initramfs nor clockfix.service uses the recorded last check time;
 #    the clock is set from the next best source, a time of the first boot after NTP's step.
 # 3. On the host, a later fsck rewrites s_lastcheck: the new value is plausible and the newest,
-#    and the next boot's initramfs sets the clock from it.
+#    and the next boot's initramfs sets the clock to it.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
@@ -190,7 +190,10 @@ assert_eq "$(source_of "$json" superblock:last_check verdict) $(source_of "$json
         "future_at_last_sync $lastcheck" "after: the host's status of the last check time"
 
 ############################################################################
-# 3. A later fsck rewrites the last check time: the new value counts again.
+# 3. A later fsck rewrites the last check time: the new value counts again. A day after the first
+# boot's true time: later than anything the boots wrote, and plausible. e2fsck writes the
+# superblock's last write time with the same value, and of two equal times the one listed first
+# (last_write) names the estimate: the verdict of last_check tells whether its new value counts.
 fsck_time=$((true1 + 86400))
 rc=0
 E2FSCK_TIME=$fsck_time e2fsck -fy "$TMP/root.img" >"$TMP/fsck.log" 2>&1 || rc=$?
