@@ -204,6 +204,12 @@ vm_debian_test_unit() {
 # replays a dirty journal (the kernel does, read-only or not) before anything in the root runs.
 # rootflags= adds mount options (noload leaves the journal alone, but then the filesystem is
 # inconsistent and the remount read-write fails into errors=remount-ro).
+# With a static clockfix among the files, at /clockfix ("$CLOCKFIX_STATIC:/clockfix"), /init runs
+# it as an initramfs hook does, on the root before the mount (so before any journal replay):
+# `clockfix status --boot` then `clockfix set --boot`, their output on the console as lines
+# "INITRD ...", then "CLOCKFIX-TEST initrd_set=STATUS" and "CLOCKFIX-TEST initrd_after=SECONDS"
+# (the clock after it); with clockfix.test=initrd on the kernel command line the boot ends there
+# ("CLOCKFIX-TEST done=1", then a power-off).
 vm_debian_initramfs() {
         local out=$1 m extra=()
         shift
@@ -231,6 +237,19 @@ while [ ! -b "$root" ] && [ $i -lt 100 ]; do
         sleep 0.1
         i=$((i + 1))
 done
+if [ -x /clockfix ]; then
+        /clockfix status --boot >/tmp/clockfix-status 2>&1
+        /clockfix set --boot >/tmp/clockfix-set 2>&1
+        echo "CLOCKFIX-TEST initrd_set=$?"
+        sed 's/^/INITRD /' /tmp/clockfix-status /tmp/clockfix-set
+        echo "CLOCKFIX-TEST initrd_after=$(date +%s)"
+        case " $(cat /proc/cmdline) " in
+        *" clockfix.test=initrd "*)
+                echo "CLOCKFIX-TEST done=1"
+                reboot -f
+                ;;
+        esac
+fi
 if ! mount -t ext4 -o "$flags" "$root" /root; then
         echo "CLOCKFIX-TEST initrd_error=mount"
         reboot -f
@@ -288,4 +307,88 @@ vm_debian_boot() {
 vm_debian_boot_cut() {
         vm_debian_qemu "$1" "$2" "$3" "$4" "${@:6}"
         vm_run "$1" "$VM_DEBIAN_TIMEOUT" "$VM_DEBIAN_SILENCE" "$5" -- "${VM_DEBIAN_CMD[@]}"
+}
+
+# vm_debian_clockfix OVERLAY STEP CONDITION: adds to the tree OVERLAY clockfix as a package puts
+# it (`meson install` of this build, clockfix.service enabled in sysinit.target; what went to
+# /lib moved to /usr/lib, as Debian 12's root is merged), its configuration file naming
+# clockfix-test-ntp.service as the NTP unit to start, that unit (ntp-play STEP: it steps the clock
+# STEP seconds, back when negative, and marks the kernel synchronised) where the kernel command
+# line matches CONDITION (ConditionKernelCommandLine=; it is not enabled: only clockfix starts
+# it), a test unit clockfix-test-net that adds a default route 3 s into multi-user, and
+# /usr/local/libexec/clockfix-test-lib, the shell functions of the guest's test scripts (below).
+# Sets FLOOR to clockfix's floor (its build time, in seconds): the disks' times must be later than
+# it, and so later than both the dead RTC and the clock systemd starts from (its own build time,
+# 2026-04-27 for Debian 12's 252).
+vm_debian_clockfix() {
+        local overlay=$1 step=$2 condition=$3 unit conf
+        : "${NTP_PLAY:?run through meson test}"
+        FLOOR=$(date -u -d "$("$CLOCKFIX" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
+        mkdir -p "$overlay/usr/local/bin" "$overlay/usr/local/libexec"
+        DESTDIR=$overlay meson install -C "$BUILDDIR" --no-rebuild --quiet >/dev/null
+        unit=$(cd "$overlay" && find . -name clockfix.service -path '*/system/*' | sed 's|^\.||')
+        [ -n "$unit" ] || fail "meson install put no clockfix.service in $overlay"
+        mkdir -p "$overlay/etc/systemd/system/sysinit.target.wants"
+        ln -s "$unit" "$overlay/etc/systemd/system/sysinit.target.wants/clockfix.service"
+        [ -d "$overlay/var/lib/clockfix" ] || fail "meson install made no /var/lib/clockfix"
+        if [ -d "$overlay/lib" ] && [ ! -L "$overlay/lib" ]; then
+                mkdir -p "$overlay/usr/lib"
+                cp -a "$overlay/lib/." "$overlay/usr/lib/"
+                rm -rf "$overlay/lib"
+        fi
+        cp "$NTP_PLAY" "$overlay/usr/local/bin/ntp-play"
+        # The configuration file where this build reads it (/usr/local/etc for a /usr/local prefix).
+        conf=$("$CLOCKFIX" --help | sed -n 's/.*read settings from FILE instead of \(.*\)$/\1/p')
+        [ -f "$overlay$conf" ] || fail "meson install put no $conf"
+        printf 'ntp-unit = clockfix-test-ntp.service\n' >"$overlay$conf"
+        cat >"$overlay/etc/systemd/system/clockfix-test-ntp.service" <<UNIT
+[Unit]
+Description=clockfix test: an NTP client that steps the clock $step s and marks it synchronised
+ConditionKernelCommandLine=$condition
+[Service]
+Type=oneshot
+ExecStart=/usr/local/bin/ntp-play $step
+StandardOutput=tty
+TTYPath=/dev/console
+UNIT
+        vm_debian_test_unit "$overlay" clockfix-test-net <<'SH'
+sleep 3
+echo "CLOCKFIX-TEST route_at=$(cut -d' ' -f1 /proc/uptime)"
+ip route add default dev lo
+SH
+        cat >"$overlay/usr/local/libexec/clockfix-test-lib" <<'SH'
+# The shell functions of the test units' scripts (. /usr/local/libexec/clockfix-test-lib).
+# say KEY=VALUE...: a marker line for the host
+say() { echo "CLOCKFIX-TEST $*"; }
+# mono UNIT PROPERTY: a property of a unit (its result, a timestamp in µs since boot)
+mono() { systemctl show -P "$2" "$1"; }
+# job_result UNIT: the result of this boot's last start job of UNIT (done, failed...), from the
+# journal: systemd unloads a unit that nothing refers to once it is inactive, and `systemctl show`
+# then shows a new one's defaults (Result=success)
+job_result() {
+        journalctl -b -q -o cat --output-fields=JOB_RESULT UNIT="$1" JOB_TYPE=start | tail -n 1
+}
+# wait_daemon: until clockfix.service no longer runs, at most a minute (it waits for NTP)
+wait_daemon() {
+        i=0
+        while [ "$(mono clockfix.service SubState)" = running ] && [ $i -lt 120 ]; do
+                sleep 0.5
+                i=$((i + 1))
+        done
+}
+# journal UNIT...: this boot's log of the units, as lines "JOURNAL ..."
+journal() {
+        units=""
+        for u in "$@"; do
+                units="$units -u $u"
+        done
+        # (unit names hold no spaces: $units is split into its words)
+        journalctl -b -o short-monotonic --no-pager $units | sed 's/^/JOURNAL /'
+}
+# sync_entry: the CLOCKFIX_ fields of the daemon's structured entry at NTP synchronisation
+sync_entry() {
+        journalctl -b -o export --no-pager MESSAGE_ID=56e30c5a17be4318aa6b9584b7e12d7e |
+                grep -a '^CLOCKFIX_' | sed 's/^/CLOCKFIX-TEST /'
+}
+SH
 }

@@ -14,71 +14,27 @@
 . "$SRCDIR/tests/vm/debian.sh"
 : "${NTP_PLAY:?run through meson test}"
 
-MESSAGE_ID=56e30c5a17be4318aa6b9584b7e12d7e
 STEP=3600
 
 vm_kernel
 vm_debian_root
 vm_debian_initramfs "$TMP/initrd.gz"
 
-# The disk's newest time: a week after clockfix's floor (its build time), so later than both the
-# dead RTC and the clock systemd starts from (its own build time, 2026-04-27 for Debian 12's 252).
-floor=$(date -u -d "$("$CLOCKFIX" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
-written=$((floor + 7 * 86400))
-
 overlay=$TMP/overlay
-mkdir -p "$overlay/usr/local/bin"
-DESTDIR=$overlay meson install -C "$BUILDDIR" --no-rebuild --quiet >/dev/null
-unit=$(cd "$overlay" && find . -name clockfix.service -path '*/system/*' | sed 's|^\.||')
-[ -n "$unit" ] || fail "meson install put no clockfix.service in $overlay"
-mkdir -p "$overlay/etc/systemd/system/sysinit.target.wants"
-ln -s "$unit" "$overlay/etc/systemd/system/sysinit.target.wants/clockfix.service"
-[ -d "$overlay/var/lib/clockfix" ] || fail "meson install made no /var/lib/clockfix"
-# Debian 12's root is merged (/lib is usr/lib): what went to /lib goes to /usr/lib.
-if [ -d "$overlay/lib" ] && [ ! -L "$overlay/lib" ]; then
-        mkdir -p "$overlay/usr/lib"
-        cp -a "$overlay/lib/." "$overlay/usr/lib/"
-        rm -rf "$overlay/lib"
-fi
-cp "$NTP_PLAY" "$overlay/usr/local/bin/ntp-play"
-# The configuration file where this build reads it (/usr/local/etc for a /usr/local prefix).
-conf=$("$CLOCKFIX" --help | sed -n 's/.*read settings from FILE instead of \(.*\)$/\1/p')
-[ -f "$overlay$conf" ] || fail "meson install put no $conf"
-printf 'ntp-unit = clockfix-test-ntp.service\n' >"$overlay$conf"
-
-# The NTP client clockfix starts (not enabled: only clockfix starts it). Not after a power cut.
-cat >"$overlay/etc/systemd/system/clockfix-test-ntp.service" <<UNIT
-[Unit]
-Description=clockfix test: an NTP client that steps the clock $STEP s and marks it synchronised
-ConditionKernelCommandLine=!clockfix.test
-[Service]
-Type=oneshot
-ExecStart=/usr/local/bin/ntp-play $STEP
-StandardOutput=tty
-TTYPath=/dev/console
-UNIT
-
-# The network: a default route, a few seconds into multi-user.
-vm_debian_test_unit "$overlay" clockfix-test-net <<'SH'
-sleep 3
-echo "CLOCKFIX-TEST route_at=$(cut -d' ' -f1 /proc/uptime)"
-ip route add default dev lo
-SH
+# The NTP unit steps the clock an hour; not after a power cut (clockfix.test=...).
+vm_debian_clockfix "$overlay" "$STEP" '!clockfix.test'
+# The disk's newest time: a week after clockfix's floor.
+written=$((FLOOR + 7 * 86400))
 
 # What the guest reports, by the test of the kernel command line.
 vm_debian_test_unit "$overlay" clockfix-test-report "After=clockfix-test-net.service" <<'SH'
+. /usr/local/libexec/clockfix-test-lib
 mode=normal
 case " $(cat /proc/cmdline) " in *" clockfix.test=cut "*) mode=cut ;; *" clockfix.test=after-cut "*) mode=after-cut ;; esac
-say() { echo "CLOCKFIX-TEST $*"; }
-mono() { systemctl show -P "$2" "$1"; }
 case $mode in
 normal)
-        # Until the daemon is done with NTP (at most a minute).
-        i=0
-        while [ "$(systemctl show -P SubState clockfix.service)" = running ] && [ $i -lt 120 ]; do
-                sleep 0.5
-                i=$((i + 1))
-        done
+        # Until the daemon is done with NTP.
+        wait_daemon
         say clockfix_result=$(mono clockfix.service Result)
         say clockfix_status=$(mono clockfix.service ExecMainStatus)
         say clockfix_state=$(mono clockfix.service ActiveState)
@@ -87,11 +43,10 @@ normal)
         say fsck_start=$(mono systemd-fsck-root.service InactiveExitTimestampMonotonic)
         say remount_start=$(mono systemd-remount-fs.service InactiveExitTimestampMonotonic)
         say time_set=$(mono time-set.target ActiveEnterTimestampMonotonic)
-        say ntp_result=$(mono clockfix-test-ntp.service Result)
-        journalctl -b -o short-monotonic --no-pager -u clockfix.service -u systemd-fsck-root.service \
-                -u systemd-remount-fs.service -u time-set.target -u clockfix-test-ntp.service | sed 's/^/JOURNAL /'
-        journalctl -b -o export --no-pager MESSAGE_ID=56e30c5a17be4318aa6b9584b7e12d7e |
-                grep -a '^CLOCKFIX_' | sed 's/^/CLOCKFIX-TEST /'
+        say ntp_job=$(job_result clockfix-test-ntp.service)
+        journal clockfix.service systemd-fsck-root.service systemd-remount-fs.service time-set.target \
+                clockfix-test-ntp.service
+        sync_entry
         ;;
 cut)
         # A machine at work: a write every second, each on disk (fsync), until the power goes.
@@ -111,7 +66,7 @@ after-cut)
         say set_to=$(date -u -d "${set_to% *}" +%s)
         say set_from=${set_to#* }
         say stamp_before=$(stat -c %Y /var/lib/clockfix/clock 2>/dev/null || echo none)
-        journalctl -b -o short-monotonic --no-pager -u clockfix.service | sed 's/^/JOURNAL /'
+        journal clockfix.service
         ;;
 esac
 say done=1
@@ -152,7 +107,7 @@ rtc2000=$(date -u -d 2000-01-01T00:00:00Z +%s)
         fail "clockfix moved the clock from $from: not systemd's time (after the RTC's, before the disk's $written)"
 assert_match "$journal" "Network is up: default route dev lo" "the daemon saw the route"
 assert_match "$journal" "Started clockfix-test-ntp.service" "the daemon started the NTP unit over D-Bus"
-assert_eq "$(marker ntp_result)" success "the NTP unit ran"
+assert_eq "$(marker ntp_job)" done "the NTP unit ran"
 [ -n "$(marker ntp_to)" ] || fail "the NTP unit did not step the clock"
 
 # The structured entry: the source, and NTP's correction: the hour of the step, give or take the
