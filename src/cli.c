@@ -376,7 +376,13 @@ static int command_learn(const struct options *o, const struct policy *policy)
         run_setup(o, policy, &run);
         config = learn_config_of(o, &run);
         run.now = o->have_now ? o->now : clock_now();
-        if (!o->have_now && clock_ntp_synchronized() <= 0) {
+        int synchronized = o->have_now ? 1 : clock_ntp_synchronized();
+        if (synchronized < 0) {
+                log_error_errno(synchronized,
+                        "Cannot tell whether NTP synchronised the clock (adjtimex: %m); nothing recorded");
+                return EXIT_FAIL;
+        }
+        if (synchronized == 0) {
                 log_error(
                         "The clock is not synchronised by NTP: nothing tells which of the disk's times are "
                         "in the future (wait for NTP, or give --now TIME); nothing recorded");
