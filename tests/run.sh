@@ -9,7 +9,7 @@
 # (tests/cross.sh); then builds again in build-asan/ with AddressSanitizer and
 # UndefinedBehaviorSanitizer and runs every suite but the VM boots there (any invalid access, leak
 # or undefined behaviour fails the test that met it); then fuzzes each fuzz target for
-# FUZZ_SECONDS (50) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
+# FUZZ_SECONDS (40) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
 # installs, runs and purges it (tests/deb.sh).
 # Every stage runs whatever became of the ones before; a summary at the end gives each stage's
 # result and time, and the exit status is non-zero if any failed.
@@ -90,7 +90,7 @@ stage "ASan and UBSan: build" build_asan
 stage "ASan and UBSan: every suite but vm" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs --no-rebuild --no-suite vm
 
-stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-50}"
+stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-40}"
 
 # Last, as it installs and purges a package on this machine: the Debian package (tests/deb.sh).
 stage "Debian package" bash tests/deb.sh
