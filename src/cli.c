@@ -43,7 +43,8 @@ static void warn_device(const struct device_report *d)
                 log_warning(
                         "%s: %s: %s: ignored (delete it; clockfix writes it again when it finds a time in "
                         "the future)",
-                        device_report_name(d), d->record.path, d->record.reason);
+                        device_report_name(d), d->record.path,
+                        d->record.reason ? d->record.reason : strerror(-d->record.error));
         else if (d->have_record && d->record.bad_lines)
                 log_warning("%s: %s: %u line(s) not understood, passed over (the first: line %u)",
                         device_report_name(d), d->record.path, d->record.bad_lines, d->record.first_bad);

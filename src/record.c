@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ext2fs/ext2fs.h>
-
 #include "cleanup.h"
 #include "record.h"
 #include "stat-util.h"
@@ -337,41 +335,17 @@ int record_read_file(const char *path, dev_t on_dev, struct record *ret)
 
 int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret)
 {
-        struct ext2_inode_large inode = { 0 };
         char text[RECORD_MAX_BYTES];
-        ext2_file_t file = NULL;
-        ext2_ino_t ino = 0;
-        unsigned got = 0;
-        errcode_t e;
+        const char *reason;
+        size_t got = 0;
+        uint32_t ino;
+        int r;
 
-        /* From /, following symbolic links within the filesystem, as the path would resolve at run time. */
-        e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-        if (e != 0) {
-                int error = errcode_to_errno(e);
-                read_failed(path, ret, error,
-                        error == -ENOENT ? NULL : "cannot look it up (corrupt directory?)", false);
-                return 0;
-        }
-        if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
-                read_failed(path, ret, -EIO, "cannot read its inode", false);
-                return 0;
-        }
-        if (!LINUX_S_ISREG(inode.i_mode)) {
-                read_failed(path, ret, -EISDIR, "not a regular file", false);
-                return 0;
-        }
-        /* Too large: not read at all (no block of it costs a read). */
-        if (EXT2_I_SIZE(&inode) > RECORD_MAX_BYTES) {
-                read_failed(path, ret, -EFBIG, "larger than clockfix ever writes it (16 KiB)", false);
-                return 0;
-        }
-        e = ext2fs_file_open2(fs, ino, (struct ext2_inode *)&inode, 0, &file);
-        if (e == 0)
-                e = ext2fs_file_read(file, text, sizeof(text), &got);
-        if (file)
-                ext2fs_file_close(file);
-        if (e != 0) {
-                read_failed(path, ret, -EIO, "cannot read it", false);
+        r = superblock_read_file(fs, path, text, sizeof(text), &got, &ino, &reason);
+        if (r == -EFBIG)
+                reason = "larger than clockfix ever writes it (16 KiB)";
+        if (r < 0) {
+                read_failed(path, ret, r, reason, false);
                 return 0;
         }
         return parse_read(path, text, got, false, ret);

@@ -130,64 +130,35 @@ int parse_fake_hwclock(const char *text, size_t size, usec_t *ret)
 
 static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
 {
+        bool content = s == STAMP_FAKE_HWCLOCK;
         struct ext2_inode_large inode = { 0 };
-        ext2_ino_t ino = 0;
-        errcode_t e;
+        char text[FAKE_HWCLOCK_MAX];
+        size_t got = 0;
 
-        /* From /, following symbolic links within the filesystem, as the path would resolve at run time. */
-        e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, stamp_path(s), &ino);
-        if (e != 0) {
-                r->error = errcode_to_errno(e);
-                r->reason = r->error == -EIO ? "cannot look it up (corrupt directory?)" : NULL;
+        r->error = superblock_read_file(
+                fs, stamp_path(s), content ? text : NULL, sizeof(text), &got, &r->inode, &r->reason);
+        if (r->error == -EFBIG)
+                r->reason = "too large for a fake-hwclock date";
+        if (r->error != 0)
+                return;
+        if (content) {
+                if (parse_fake_hwclock(text, got, &r->time) < 0) {
+                        r->error = -EBADMSG;
+                        r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
+                }
                 return;
         }
-        r->inode = ino;
-        e = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode));
-        if (e != 0) {
+        /* Its mtime: the inode again, from the blocks just read (src/iocache.c). */
+        if (ext2fs_read_inode_full(fs, r->inode, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
                 r->error = -EIO;
                 r->reason = "cannot read its inode";
                 return;
         }
-        if (!LINUX_S_ISREG(inode.i_mode)) {
-                r->error = -EISDIR;
-                r->reason = "not a regular file";
-                return;
-        }
-
-        if (s != STAMP_FAKE_HWCLOCK) {
-                /* i_mtime_extra counts only if the inode is large enough and says its extra part holds it.
-                 */
-                bool have_extra = EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
-                        (size_t)EXT2_GOOD_OLD_INODE_SIZE + inode.i_extra_isize >=
-                                offsetof(struct ext2_inode_large, i_mtime_extra) +
-                                        sizeof(inode.i_mtime_extra);
-                r->time = ext4_time_to_usec(inode.i_mtime, have_extra ? inode.i_mtime_extra : 0, have_extra);
-                return;
-        }
-
-        ext2_file_t file = NULL;
-        char text[FAKE_HWCLOCK_MAX];
-        unsigned got = 0;
-
-        if (EXT2_I_SIZE(&inode) > sizeof(text)) {
-                r->error = -EFBIG;
-                r->reason = "too large for a fake-hwclock date";
-                return;
-        }
-        e = ext2fs_file_open2(fs, ino, (struct ext2_inode *)&inode, 0, &file);
-        if (e == 0)
-                e = ext2fs_file_read(file, text, sizeof(text), &got);
-        if (file)
-                ext2fs_file_close(file);
-        if (e != 0) {
-                r->error = -EIO;
-                r->reason = "cannot read it";
-                return;
-        }
-        if (parse_fake_hwclock(text, got, &r->time) < 0) {
-                r->error = -EBADMSG;
-                r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
-        }
+        /* i_mtime_extra counts only if the inode is large enough and says its extra part holds it. */
+        bool have_extra = EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+                (size_t)EXT2_GOOD_OLD_INODE_SIZE + inode.i_extra_isize >=
+                        offsetof(struct ext2_inode_large, i_mtime_extra) + sizeof(inode.i_mtime_extra);
+        r->time = ext4_time_to_usec(inode.i_mtime, have_extra ? inode.i_mtime_extra : 0, have_extra);
 }
 
 /* The same through the running system: the page cache is newer than the disk. */

@@ -277,3 +277,49 @@ uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs)
                 return 0;
         return stats->bytes_read;
 }
+
+int superblock_read_file(struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size,
+        size_t *ret_got, uint32_t *ret_ino, const char **ret_reason)
+{
+        struct ext2_inode_large inode = { 0 };
+        ext2_file_t file = NULL;
+        ext2_ino_t ino = 0;
+        unsigned got = 0;
+        errcode_t e;
+        int r;
+
+        *ret_ino = 0;
+        *ret_reason = NULL;
+        e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+        if (e != 0) {
+                r = errcode_to_errno(e);
+                if (r == -EIO)
+                        *ret_reason = "cannot look it up (corrupt directory?)";
+                return r;
+        }
+        *ret_ino = ino;
+        if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
+                *ret_reason = "cannot read its inode";
+                return -EIO;
+        }
+        if (!LINUX_S_ISREG(inode.i_mode)) {
+                *ret_reason = "not a regular file";
+                return -EISDIR;
+        }
+        if (!buf)
+                return 0;
+        /* Too large: not read at all (no block of it costs a read). */
+        if (EXT2_I_SIZE(&inode) > size)
+                return -EFBIG;
+        e = ext2fs_file_open2(fs, ino, (struct ext2_inode *)&inode, 0, &file);
+        if (e == 0)
+                e = ext2fs_file_read(file, buf, (unsigned)size, &got);
+        if (file)
+                ext2fs_file_close(file);
+        if (e != 0) {
+                *ret_reason = "cannot read it";
+                return -EIO;
+        }
+        *ret_got = got;
+        return 0;
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum sb_time {
@@ -80,3 +81,13 @@ uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs);
  * directory -ENOTDIR, a symbolic link loop -ELOOP; anything else -EIO.
  */
 int errcode_to_errno(long e);
+
+/*
+ * The regular file at path on fs, looked up from its root following symbolic links within the
+ * filesystem, as the path would resolve at run time: its inode number in *ret_ino (0 when not
+ * found) and, when buf is not NULL, its contents into buf, *ret_got bytes. Returns 0, or -errno
+ * with what is wrong in *ret_reason: -ENOENT (reason NULL) and the path's other errors, -EIO,
+ * -EISDIR (not a regular file), -EFBIG (larger than size: nothing of it read).
+ */
+int superblock_read_file(struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size,
+        size_t *ret_got, uint32_t *ret_ino, const char **ret_reason);
