@@ -37,40 +37,33 @@ echo "systemd-analyze security: $score"
 assert_eq "$(prop CapabilityBoundingSet)" CAP_SYS_TIME "the one capability"
 assert_eq "$(prop RestrictAddressFamilies)" "AF_UNIX AF_NETLINK" "the socket families"
 
-# The unit that touches the stamp for the daemon, whose sandbox keeps / read-only: verified, started
-# only by the daemon (no [Install]), after the root is writable, and sandboxed tighter still.
-stamp_unit=$BUILDDIR/systemd/clockfix-stamp.service
-sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$stamp_unit" >"$TMP/units/clockfix-stamp.service"
-out=$(systemd-analyze verify "$TMP/units/clockfix-stamp.service" 2>&1) || fail "verify (stamp unit) failed: $out"
-assert_eq "$out" "" "systemd-analyze verify says nothing of the stamp unit"
-sprop() { sed -n "s/^$1=//p" "$stamp_unit"; }
-assert_match "$(sprop ExecStart)" "^/.*/clockfix stamp$" "stamp unit: ExecStart"
-assert_eq "$(sprop After)" systemd-remount-fs.service "stamp unit: After"
-assert_eq "$(sprop CapabilityBoundingSet)" "" "stamp unit: no capability"
-grep -q '^\[Install\]' "$stamp_unit" && fail "the stamp unit must not be enabled by itself"
-grep -q "SAVE_UNIT \"$(basename "$stamp_unit")\"" "$SRCDIR/src/handoff-stamp.c" || fail "the daemon starts another unit"
-out=$(systemd-analyze security --offline=true --no-pager "$TMP/units/clockfix-stamp.service" 2>&1)
-score=$(sed -n 's/.*Overall exposure level for clockfix-stamp.service: \([0-9.]*\) .*/\1/p' <<<"$out")
-awk -v s="$score" 'BEGIN { exit !(s < 1) }' || fail "stamp unit: exposure level $score"
-echo "systemd-analyze security (stamp unit): $score"
+# helper_unit UNIT COMMAND CONSTANT SOURCE MAX: a unit the daemon starts when its own sandbox keeps /
+# read-only, running COMMAND: verified, started only by the daemon (no [Install]; SOURCE names it
+# as CONSTANT), after the root is writable, with no capability, and an exposure below MAX.
+helper_unit() {
+        local unit=$BUILDDIR/systemd/$1 out score
+        sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$unit" >"$TMP/units/$1"
+        out=$(systemd-analyze verify "$TMP/units/$1" 2>&1) || fail "verify ($1) failed: $out"
+        assert_eq "$out" "" "systemd-analyze verify says nothing of $1"
+        assert_match "$(uprop "$unit" ExecStart)" "^/.*/clockfix $2$" "$1: ExecStart"
+        assert_eq "$(uprop "$unit" After)" systemd-remount-fs.service "$1: After"
+        assert_eq "$(uprop "$unit" CapabilityBoundingSet)" "" "$1: no capability"
+        grep -q '^\[Install\]' "$unit" && fail "$1 must not be enabled by itself"
+        grep -q "$3 \"$1\"" "$SRCDIR/$4" || fail "the daemon starts another unit than $1"
+        out=$(systemd-analyze security --offline=true --no-pager "$TMP/units/$1" 2>&1)
+        score=$(sed -n "s/.*Overall exposure level for $1: \([0-9.]*\) .*/\1/p" <<<"$out")
+        awk -v s="$score" -v m="$5" 'BEGIN { exit !(s < m) }' || fail "$1: exposure level $score"
+        echo "systemd-analyze security ($1): $score"
+}
+uprop() { sed -n "s/^$2=//p" "$1"; }
 
-# The unit that writes the record of times in the future for the daemon: the same, with the block
-# devices readable and adjtimex (read only, no capability) allowed, for `clockfix learn`.
-learn_unit=$BUILDDIR/systemd/clockfix-learn.service
-sed "s|^ExecStart=[^ ]*clockfix|ExecStart=$CLOCKFIX|" "$learn_unit" >"$TMP/units/clockfix-learn.service"
-out=$(systemd-analyze verify "$TMP/units/clockfix-learn.service" 2>&1) || fail "verify (learn unit) failed: $out"
-assert_eq "$out" "" "systemd-analyze verify says nothing of the learn unit"
-lprop() { sed -n "s/^$1=//p" "$learn_unit"; }
-assert_match "$(lprop ExecStart)" "^/.*/clockfix learn --boot$" "learn unit: ExecStart"
-assert_eq "$(lprop After)" systemd-remount-fs.service "learn unit: After"
-assert_eq "$(lprop CapabilityBoundingSet)" "" "learn unit: no capability"
-assert_eq "$(lprop DeviceAllow)" "block-* r" "learn unit: block devices, read only"
-grep -q '^\[Install\]' "$learn_unit" && fail "the learn unit must not be enabled by itself"
-grep -q "LEARN_UNIT \"$(basename "$learn_unit")\"" "$SRCDIR/src/learn.h" || fail "the daemon starts another unit"
-out=$(systemd-analyze security --offline=true --no-pager "$TMP/units/clockfix-learn.service" 2>&1)
-score=$(sed -n 's/.*Overall exposure level for clockfix-learn.service: \([0-9.]*\) .*/\1/p' <<<"$out")
-awk -v s="$score" 'BEGIN { exit !(s < 2) }' || fail "learn unit: exposure level $score"
-echo "systemd-analyze security (learn unit): $score"
+# The unit that touches the stamp, sandboxed tighter still than clockfix.service.
+helper_unit clockfix-stamp.service stamp SAVE_UNIT src/handoff-stamp.c 1
+# The unit that writes the record of times in the future: the same, with the block devices
+# readable and adjtimex (read only, no capability) allowed, for `clockfix learn`.
+helper_unit clockfix-learn.service "learn --boot" LEARN_UNIT src/learn.h 2
+assert_eq "$(uprop "$BUILDDIR/systemd/clockfix-learn.service" DeviceAllow)" "block-* r" \
+        "clockfix-learn.service: block devices, read only"
 
 # dracut's unit for the systemd initrd: after the root device, before it is checked or mounted.
 initrd=$SRCDIR/initramfs/dracut/90clockfix/clockfix-initrd.service
