@@ -113,7 +113,6 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
         for (size_t i = 0; i < ev.n_candidates; i++)
                 if (ev.candidates[i].time > now && ev.candidates[i].time - now > c->tolerance)
                         log_future(c, &old, ev.candidates + i, now, ret);
-        ret->added = added;
         if (added == 0) {
                 log_debug("Nothing new to record: %s left as it is", c->record_path);
                 return 0;
@@ -127,7 +126,6 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
         r = write_record(c, &next);
         if (r < 0)
                 return r;
-        ret->written = true;
         log_notice("Recorded %zu new time(s) in %s", added, c->record_path);
         return 0;
 }

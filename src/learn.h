@@ -27,10 +27,8 @@ struct learn_config {
 /* What was found, for the daemon's structured entry. */
 struct learn_summary {
         size_t n_future;   /* times later than the true time on the disk now */
-        size_t added;      /* of them, new to the record */
         char sources[512]; /* their source names, space-separated, each once */
         char fix[512];     /* what clears the first of them for good ("run tune2fs -T now /dev/vda") */
-        bool written;      /* the record was written (by clockfix itself or LEARN_UNIT) */
 };
 
 /*
