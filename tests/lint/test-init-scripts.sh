@@ -55,6 +55,7 @@ setup() {
 installed() {
         meson install -C "$TMP/$1" --no-rebuild --tags init --destdir "$TMP/$1.root" >>"$TMP/$1.log" 2>&1 ||
                 { cat "$TMP/$1.log"; fail "$1: meson install --tags init failed"; }
+        mkdir -p "$TMP/$1.root"
         (cd "$TMP/$1.root" && find . -type f -printf '%p %m\n' | sed 's|^\.||' | sort)
 }
 
