@@ -18,8 +18,10 @@ VM_DEBIAN_TIMEOUT=${VM_DEBIAN_TIMEOUT:-300}
 VM_DEBIAN_SILENCE=${VM_DEBIAN_SILENCE:-120}
 # The size of the disks (sparse): the root and the ext4 journal take about 170 MB of it.
 VM_DEBIAN_DISK_SIZE=${VM_DEBIAN_DISK_SIZE:-1G}
-# What the cached root is made of: a cache made by another recipe is made again.
+# What the cached roots are made of (vm_debian_root): a cache made by another recipe is made again.
 DEBIAN_RECIPE="bookworm minbase systemd-sysv,udev,iproute2,dbus recipe 2"
+DEBIAN_SYSVINIT_RECIPE="bookworm minbase sysvinit-core,iproute2 recipe 2"
+DEBIAN_OPENRC_RECIPE="openrc for sysv-rc recipe 1"
 
 # vm_debian_mirror: sets DEBIAN_MIRROR (unless already set) to the Debian archive the host's apt
 # uses for bookworm (deb822 .sources first, then sources.list), and exports http_proxy and
@@ -113,61 +115,145 @@ vm_debian_configure() {
                 "$dir"/var/log/*.log "$dir"/var/log/apt/* "$dir/debootstrap"
 }
 
-# vm_debian_root: sets DEBIAN_ROOT to the cached tarball of a Debian 12 minbase root with systemd
-# as init, debootstrapped from the host's archive the first time (as root; 40 to 70 s), and
-# DEBIAN_ROOT_INFO to how long that took and how big the root is
-vm_debian_root() {
-        local work=$VM_CACHE/debian.work lock started ms
-        DEBIAN_ROOT=$VM_CACHE/debian-root.tar
-        mkdir -p "$VM_CACHE"
-        # Two tests making the root at once would debootstrap into the same directory.
-        exec {lock}>"$VM_CACHE/debian.lock"
-        flock "$lock"
-        if [ -f "$DEBIAN_ROOT" ] && [ "$(head -n 1 "$VM_CACHE/debian.ok" 2>/dev/null)" == "$DEBIAN_RECIPE" ]; then
-                DEBIAN_ROOT_INFO=$(sed -n 2p "$VM_CACHE/debian.ok")
-                exec {lock}>&-
-                return 0
-        fi
+# vm_debian_bootstrap DIR PACKAGES: debootstraps a Debian 12 minbase root with PACKAGES (a comma-separated
+# list) into DIR from the host's archive (as root; 40 to 70 s)
+vm_debian_bootstrap() {
         [ "$(id -u)" == 0 ] || fail "debootstrap needs root (CI runs as root)"
         command -v debootstrap >/dev/null || fail "debootstrap is not installed"
         vm_debian_mirror
-        # An earlier run may have stopped anywhere: start again from nothing. debootstrap runs in
-        # a mount namespace of its own, so nothing it mounts in the tree (proc, sys, perhaps the
-        # host's /dev) outlives it and rm -rf cannot reach the host through a leftover mount.
-        rm -f "$VM_CACHE/debian.ok" "$DEBIAN_ROOT" "$DEBIAN_ROOT.part"
+        echo "debootstrap of Debian 12 from $DEBIAN_MIRROR${http_proxy:+ through $http_proxy} into $1"
+        # debootstrap runs in a mount namespace of its own, so nothing it mounts in the tree (proc,
+        # sys, perhaps the host's /dev) outlives it and rm -rf cannot reach the host through a
+        # leftover mount.
+        unshare -m --propagation private debootstrap --variant=minbase --include="$2" \
+                bookworm "$1" "$DEBIAN_MIRROR" >"$VM_CACHE/debootstrap.log" 2>&1 || {
+                tail -n 20 "$VM_CACHE/debootstrap.log" "$1/debootstrap/debootstrap.log" >&2 || true
+                fail "debootstrap from $DEBIAN_MIRROR failed (see $VM_CACHE/debootstrap.log)"
+        }
+}
+
+# vm_debian_root [NAME]: sets DEBIAN_ROOT to the cached tarball of the Debian 12 root NAME, made
+# the first time, and DEBIAN_ROOT_INFO to how long that took and how big the root is. NAME:
+# - systemd (the default): minbase with systemd as init (vm_debian_configure; 40 to 70 s);
+# - sysvinit: minbase with sysvinit-core, whose sysv-rc runs the LSB scripts of /etc/init.d in the
+#   order insserv gives them, as Devuan does (vm_debian_configure_sysvinit; 40 to 70 s);
+# - openrc: a copy of the sysvinit root where OpenRC replaced sysv-rc (vm_debian_openrc; seconds
+#   more): one debootstrap serves both, and a debootstrap with openrc fails (it cannot leave
+#   sysvinit-core's sysv-rc out).
+vm_debian_root() {
+        local name=${1:-systemd} prefix recipe package work lock started ms
+        case "$name" in
+        systemd) prefix=debian recipe=$DEBIAN_RECIPE package=systemd ;;
+        sysvinit) prefix=debian-sysvinit recipe=$DEBIAN_SYSVINIT_RECIPE package=sysvinit-core ;;
+        openrc) prefix=debian-openrc recipe="$DEBIAN_SYSVINIT_RECIPE; $DEBIAN_OPENRC_RECIPE" package=openrc ;;
+        *) fail "vm_debian_root: no root named $name" ;;
+        esac
+        DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
+        work=$VM_CACHE/$prefix.work
+        mkdir -p "$VM_CACHE"
+        # Two tests making the root at once would debootstrap into the same directory.
+        exec {lock}>"$VM_CACHE/$prefix.lock"
+        flock "$lock"
+        if [ -f "$DEBIAN_ROOT" ] && [ "$(head -n 1 "$VM_CACHE/$prefix.ok" 2>/dev/null)" == "$recipe" ]; then
+                DEBIAN_ROOT_INFO=$(sed -n 2p "$VM_CACHE/$prefix.ok")
+                exec {lock}>&-
+                return 0
+        fi
+        # An earlier run may have stopped anywhere: start again from nothing.
+        rm -f "$VM_CACHE/$prefix.ok" "$DEBIAN_ROOT" "$DEBIAN_ROOT.part"
         ! awk -v w="$work" '$5 == w || index($5, w "/") == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo ||
                 fail "something is mounted under $work: unmount it"
         rm -rf "$work"
-        echo "debootstrap of Debian 12 from $DEBIAN_MIRROR${http_proxy:+ through $http_proxy} into $work"
         started=$(date +%s%N)
-        unshare -m --propagation private debootstrap --variant=minbase --include=systemd-sysv,udev,iproute2,dbus \
-                bookworm "$work" "$DEBIAN_MIRROR" >"$VM_CACHE/debootstrap.log" 2>&1 || {
-                tail -n 20 "$VM_CACHE/debootstrap.log" "$work/debootstrap/debootstrap.log" >&2 || true
-                fail "debootstrap from $DEBIAN_MIRROR failed (see $VM_CACHE/debootstrap.log)"
-        }
+        case "$name" in
+        systemd)
+                vm_debian_bootstrap "$work" systemd-sysv,udev,iproute2,dbus
+                vm_debian_configure "$work"
+                ;;
+        sysvinit)
+                vm_debian_bootstrap "$work" sysvinit-core,iproute2
+                vm_debian_configure_sysvinit "$work"
+                ;;
+        openrc)
+                vm_debian_root sysvinit
+                mkdir -p "$work"
+                tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
+                DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
+                vm_debian_openrc "$work"
+                ;;
+        esac
         ms=$((($(date +%s%N) - started) / 1000000))
-        vm_debian_configure "$work"
         tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -cf "$DEBIAN_ROOT.part" .
-        DEBIAN_ROOT_INFO="debootstrap $ms ms, systemd $(dpkg-query --admindir="$work/var/lib/dpkg" -W -f='${Version}' systemd),"
+        DEBIAN_ROOT_INFO="$name: made in $ms ms, $package $(dpkg-query --admindir="$work/var/lib/dpkg" -W -f='${Version}' "$package"),"
         DEBIAN_ROOT_INFO+=" $(du -sm "$work" | cut -f1) MB, $(($(stat -c %s "$DEBIAN_ROOT.part") / 1048576)) MB tarball"
         mv "$DEBIAN_ROOT.part" "$DEBIAN_ROOT"
         rm -rf "$work"
-        printf '%s\n%s\n' "$DEBIAN_RECIPE" "$DEBIAN_ROOT_INFO" >"$VM_CACHE/debian.ok"
+        printf '%s\n%s\n' "$recipe" "$DEBIAN_ROOT_INFO" >"$VM_CACHE/$prefix.ok"
         exec {lock}>&-
         echo "Debian root: $DEBIAN_ROOT_INFO"
 }
 
-# vm_debian_disk OUT OVERLAY [FAKE_TIME]: an ext4 image OUT (VM_DEBIAN_DISK_SIZE, sparse) of the
-# cached root with the tree OVERLAY ("" for none) copied on top, made by mke2fs -d without any
-# mount; with FAKE_TIME (seconds) the superblock's times (created, last write, last check) and
-# the root and lost+found directories are stamped with it (no mount time); sets DISK_MS
+# vm_debian_configure_sysvinit DIR: makes the debootstrapped tree DIR (sysvinit) boot quickly and
+# quietly as a guest (hostname, fstab with the root checked at boot, no getty: the console is the
+# tests') and drops what no test reads
+vm_debian_configure_sysvinit() {
+        local dir=$1 script
+        # Scripts that only cost time in emulation (about a second each, most of it spent sourcing
+        # the LSB functions): the backlight, configfs, the random seed, the boot log.
+        for script in brightness mount-configfs urandom bootlogs; do
+                chroot "$dir" update-rc.d -f "$script" remove >>"$VM_CACHE/debootstrap.log" 2>&1 ||
+                        fail "update-rc.d -f $script remove failed in the Debian root (see $VM_CACHE/debootstrap.log)"
+        done
+        echo clockfix-guest >"$dir/etc/hostname"
+        printf '127.0.0.1 localhost\n127.0.1.1 clockfix-guest\n' >"$dir/etc/hosts"
+        # Pass 1: checkroot runs fsck on the root, still read-only, then remounts it read-write.
+        echo '/dev/vda / ext4 errors=remount-ro 0 1' >"$dir/etc/fstab"
+        : >"$dir/etc/resolv.conf"
+        sed -i '/^[0-9]*:[0-9]*:respawn:\/sbin\/getty/d' "$dir/etc/inittab"
+        rm -rf "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/usr/share/info/* "$dir"/usr/share/locale/* \
+                "$dir"/var/cache/apt/*.bin "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*_* \
+                "$dir"/var/log/*.log "$dir"/var/log/apt/* "$dir/debootstrap"
+}
+
+# vm_debian_openrc DIR: replaces sysv-rc with OpenRC in the sysvinit tree DIR, offline, as Debian's
+# openrc package does on a running system: sysv-rc removed (openrc conflicts with it, and
+# sysvinit-core depends on either), then openrc and its libraries installed from packages
+# downloaded from the host's archive (cached); openrc's postinst adds every service of rcS.d to
+# the sysinit runlevel and those of rc2.d to default
+vm_debian_openrc() {
+        local dir=$1 debs=$VM_CACHE/openrc-debs
+        if [ ! -f "$debs.ok" ]; then
+                rm -rf "$debs"
+                mkdir -p "$debs"
+                (cd "$debs" && apt-get download openrc libeinfo1 librc1 >/dev/null 2>&1) ||
+                        fail "cannot download openrc, libeinfo1 and librc1"
+                touch "$debs.ok"
+        fi
+        mkdir -p "$dir/tmp/openrc-debs"
+        cp "$debs"/*.deb "$dir/tmp/openrc-debs/"
+        unshare -m --propagation private chroot "$dir" /bin/sh -c \
+                'dpkg --remove --force-depends sysv-rc && dpkg -i /tmp/openrc-debs/*.deb' >"$VM_CACHE/openrc.log" 2>&1 ||
+                { tail -n 20 "$VM_CACHE/openrc.log" >&2; fail "installing openrc in place of sysv-rc failed (see $VM_CACHE/openrc.log)"; }
+        rm -rf "$dir/tmp/openrc-debs"
+}
+
+# vm_debian_disk OUT OVERLAY [FAKE_TIME [COMMAND]]: an ext4 image OUT (VM_DEBIAN_DISK_SIZE, sparse)
+# of the cached root DEBIAN_ROOT (vm_debian_root; the systemd one unless set) with the tree OVERLAY
+# ("" for none) copied on top, made by mke2fs -d without any mount; with FAKE_TIME (seconds, or "")
+# the superblock's times (created, last write, last check) and the root and lost+found directories
+# are stamped with it (no mount time); COMMAND (sh) is run in a chroot of the tree first (to
+# enable a service as a user would); sets DISK_MS
 vm_debian_disk() {
-        local out=$1 overlay=$2 fake=${3:-} dir started
+        local out=$1 overlay=$2 fake=${3:-} command=${4:-} dir started
         [ -n "${DEBIAN_ROOT:-}" ] || vm_debian_root
         started=$(date +%s%N)
         dir=$(mktemp -d "$TMP/debian-root.XXXXXX")
         tar -C "$dir" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
         [ -z "$overlay" ] || cp -a "$overlay/." "$dir/"
+        if [ -n "$command" ]; then
+                unshare -m --propagation private chroot "$dir" /bin/sh -c "$command" >"$TMP/chroot.log" 2>&1 ||
+                        { cat "$TMP/chroot.log" >&2; fail "in a chroot of the Debian root: $command failed"; }
+        fi
         rm -f "$out"
         ${fake:+env E2FSPROGS_FAKE_TIME=$fake} mke2fs -q -F -t ext4 -L debian -d "$dir" "$out" "$VM_DEBIAN_DISK_SIZE" >/dev/null ||
                 fail "mke2fs -d $dir $out failed"

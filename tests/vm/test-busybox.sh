@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The static clockfix in an initramfs of busybox and nothing else, booted by QEMU: with the RTC at
 # 2000-01-01, without any RTC (1970), with a clock already ahead, and with root disks that are not
-# ext4 or are zeros, which must not hold the boot up.
+# ext4 or are zeros, which must not hold the boot up. Then busybox's init running the init script
+# (sysvinit/clockfix) as a Buildroot system does: S01clockfix started by rcS, stopped by rcK.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
-: "${CLOCKFIX_STATIC:?run through meson test}"
+: "${CLOCKFIX_STATIC:?run through meson test}" "${SYSVINIT_SCRIPT:?run through meson test}"
 
 vm_kernel
 written=$(($(date +%s) + 30 * 86400))
@@ -57,4 +58,94 @@ for bad in vfat zeros; do
         vm_rtc_clock "$bad" "the clock after clockfix" "$(marker after)" "$rtc2000"
         echo "$bad: $BOOT_MS ms, clock left at $(marker after)"
 done
+
+############################################################################
+# busybox init, as Buildroot sets it up: inittab runs rcS, which starts /etc/init.d/S??* in order
+# (S01clockfix, then a stand-in for the check of the root, S02fsck, then S99report, which
+# reports and reboots); at the reboot, rcK stops them in reverse order, then a last shutdown
+# action reports the stamp file and whether a clockfix still runs.
+bb=$TMP/busybox-init
+mkdir -p "$bb"
+cat >"$bb/init" <<'SH'
+#!/bin/busybox sh
+# /init: the drivers, then busybox's init (PID 1 still), which reads /etc/inittab.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /run /var/lib/clockfix
+while read -r m; do insmod "$m" 2>/dev/null; done </modules
+exec /bin/busybox init
+SH
+cat >"$bb/inittab" <<'SH'
+::sysinit:/etc/init.d/rcS
+::shutdown:/etc/init.d/rcK
+::shutdown:/bin/sh -c 'echo "CLOCKFIX-TEST stamp=$(stat -c %Y /var/lib/clockfix/clock || echo none)"; echo "CLOCKFIX-TEST running=$(pidof clockfix || echo none)"'
+SH
+# Buildroot's rcS and rcK (package/initscripts), less their *.sh case.
+cat >"$bb/rcS" <<'SH'
+#!/bin/sh
+for i in /etc/init.d/S??*; do
+        [ ! -f "$i" ] && continue
+        $i start
+done
+SH
+cat >"$bb/rcK" <<'SH'
+#!/bin/sh
+for i in $(ls -r /etc/init.d/S??*); do
+        [ ! -f "$i" ] && continue
+        $i stop
+done
+SH
+cat >"$bb/S00before" <<'SH'
+#!/bin/sh
+[ "$1" = start ] || exit 0
+echo "CLOCKFIX-TEST up_before=$(cut -d' ' -f1 /proc/uptime)"
+echo "CLOCKFIX-TEST before=$(date +%s)"
+SH
+cat >"$bb/S02fsck" <<'SH'
+#!/bin/sh
+[ "$1" = start ] || exit 0
+echo "S02fsck: the root would be checked now"
+echo "CLOCKFIX-TEST fsck_clock=$(date +%s)"
+SH
+cat >"$bb/S99report" <<'SH'
+#!/bin/sh
+[ "$1" = start ] || exit 0
+echo "CLOCKFIX-TEST after=$(date +%s)"
+echo "CLOCKFIX-TEST up_after=$(cut -d' ' -f1 /proc/uptime)"
+pid=$(cat /run/clockfix.pid 2>/dev/null)
+echo "CLOCKFIX-TEST pid=${pid:-none}"
+echo "CLOCKFIX-TEST comm=$(cat "/proc/${pid:-0}/comm" 2>/dev/null || echo none)"
+/etc/init.d/S01clockfix status
+echo "CLOCKFIX-TEST status=$?"
+echo "CLOCKFIX-TEST done=1"
+reboot
+SH
+# (The configured script is not executable in the build directory.)
+cp "$SYSVINIT_SCRIPT" "$bb/S01clockfix"
+chmod 755 "$bb"/*
+bin=$(sed -n 's/^CLOCKFIX=//p' "$SYSVINIT_SCRIPT")
+vm_busybox_initramfs "$TMP/busybox-init.gz" "$bb/init" "$CLOCKFIX_STATIC:$bin" "$bb/S01clockfix:/etc/init.d/S01clockfix" \
+        "$bb/inittab:/etc/inittab" "$bb/rcS:/etc/init.d/rcS" "$bb/rcK:/etc/init.d/rcK" "$bb/S00before:/etc/init.d/S00before" \
+        "$bb/S02fsck:/etc/init.d/S02fsck" "$bb/S99report:/etc/init.d/S99report"
+vm_boot busybox-init "$TMP/busybox-init.gz" "$TMP/root.img" "root=/dev/vda" -rtc base=2000-01-01T00:00:00,clock=vm
+[ "$(marker done)" == 1 ] || { vm_dump busybox-init; fail "busybox-init: the guest did not finish"; }
+vm_rtc_clock busybox-init "the clock before S01clockfix" "$(marker before)" "$rtc2000"
+vm_moved busybox-init "$rtc2000" $((written + 1))
+after=$(marker after) fsck=$(marker fsck_clock)
+most=$((written + 1 + $(vm_elapsed "$(marker up_before)" "$(marker up_after)") + 1))
+[ -n "$fsck" ] && [ "$fsck" -ge $((written + 1)) ] && [ "$fsck" -le "$after" ] ||
+        { vm_dump busybox-init; fail "busybox-init: S02fsck saw the clock at '$fsck', not set yet (target $((written + 1)))"; }
+[ -n "$after" ] && [ "$after" -le "$most" ] || { vm_dump busybox-init; fail "busybox-init: clock '$after' late in the boot, expected at most $most"; }
+[ "$(marker pid)" != none ] || { vm_dump busybox-init; fail "busybox-init: no /run/clockfix.pid"; }
+assert_eq "$(marker comm)" clockfix "busybox-init: the process of the pid file"
+assert_eq "$(marker status)" 0 "busybox-init: S01clockfix status"
+# rcK stopped the daemon, and the stamp was touched then (at or after the report).
+assert_eq "$(marker running)" none "busybox-init: a clockfix still ran after rcK"
+stamp=$(marker stamp)
+[ -n "$stamp" ] && [ "$stamp" != none ] && [ "$stamp" -ge "$after" ] ||
+        { vm_dump busybox-init; fail "busybox-init: the stamp reads '$stamp' after rcK, not at least the report's $after"; }
+echo "busybox-init: $BOOT_MS ms; clock $(marker before) -> $after by S01clockfix, S02fsck saw $fsck;" \
+        "daemon pid $(marker pid), stopped by rcK; stamp $stamp"
 echo ok
