@@ -16,7 +16,8 @@ VM_RC_STEP=3600
 # "CLOCKFIX-TEST key=value": after (the clock), uptime, root (ro or rw), pid (the pid file's),
 # comm (that process's name), status (the script's status command: lsb=EXIT for sysvinit,
 # openrc=STATE for OpenRC), synced (1 once the daemon logged NTP's correction; its log lines as
-# "SYSLOG ..."), then done=1, and powers off. Sets FLOOR (clockfix's build time, seconds).
+# "SYSLOG ..."), then done=1, and powers off once the runlevel is reached. Sets FLOOR
+# (clockfix's build time, seconds).
 vm_rc_overlay() {
         local overlay=$1 script=$2 bin
         : "${CLOCKFIX_STATIC:?run through meson test}" "${NTP_PLAY:?run through meson test}"
@@ -60,7 +61,8 @@ done
 grep -q CLOCKFIX_CORRECTION_USEC /run/messages && say synced=1
 sed 's/^/SYSLOG /' /run/messages
 say done=1
-poweroff
+# Once this script is done, so that the runlevel is reached before the power-off stops it.
+setsid sh -c 'sleep 1; poweroff' </dev/null >/dev/null 2>&1 &
 SH
         chmod 755 "$overlay/etc/rc.local"
 }
