@@ -9,10 +9,11 @@ BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsys
 # busybox, the two initramfs generators (dracut-core, not dracut, which would replace
 # initramfs-tools), cpio, zstd, kmod (depmod), debootstrap (the root of the systemd guest); clang
 # for a build of its own (tests/run.sh), and with its sanitizer and libFuzzer runtimes for the
-# fuzz targets; man (man-db, with groff) for the man pages.
+# fuzz targets; man (man-db, with groff) for the man pages; shellcheck and checkbashisms (devscripts,
+# without its recommends) for the init scripts.
 TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
-        clang libclang-rt-14-dev man-db)
+        clang libclang-rt-14-dev man-db shellcheck devscripts)
 
 # For the builds for boards (tests/cross.sh): the cross compilers, qemu-user to run the tests of
 # the target's programs, qemu-system-arm for the ARM guests (qemu-system-aarch64 too).
