@@ -5,8 +5,10 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "background.h"
 #include "cli.h"
 #include "clock.h"
 #include "decide.h"
@@ -18,6 +20,7 @@
 #include "record.h"
 #include "report.h"
 #include "settings.h"
+#include "stat-util.h"
 
 /* Warnings about what is odd on a readable device: its notes, its journal, its stamp files. */
 static void warn_device(const struct device_report *d)
@@ -260,7 +263,17 @@ static int daemon_main(const struct options *o, const struct run *run, bool step
 
         if (start.target == 0)
                 start.target = start.realtime; /* no estimate: the clock stands for it */
-        return handoff_run(&config, &start) < 0 ? EXIT_FAIL : EXIT_OK;
+        background_pid_file(o->pid_file);
+        if (o->background) {
+                int status, r = background_fork(&status);
+                if (r < 0)
+                        return EXIT_FAIL;
+                if (r > 0) /* the foreground process: the daemon is ready, or gone */
+                        return status < 0 ? EXIT_FAIL : status;
+        }
+        int r = handoff_run(&config, &start);
+        background_done();
+        return r < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 static void run_done(struct run *run)
@@ -407,6 +420,40 @@ static int command_stamp(void)
         return EXIT_OK;
 }
 
+/* Whether systemd runs this system, as sd_booted() tells: it made /run/systemd/system. */
+static bool systemd_running(void)
+{
+        struct file_stat st;
+
+        return file_stat("/run/systemd/system", &st) == 0 && S_ISDIR(st.mode);
+}
+
+/*
+ * The daemon's one setting that only systemd can honour: the NTP unit to
+ * start. Without systemd, --ntp-unit is refused (EXIT_USAGE); from the file or
+ * the kernel command line it is ignored with a warning, as any bad setting
+ * there, so that the boot goes on. EXIT_OK or EXIT_USAGE.
+ */
+static int daemon_check(struct options *o)
+{
+        char from[PATH_MAX + 32];
+        const char *why = "systemd does not run this system (no /run/systemd/system), so no unit can be "
+                          "started: leave ntp-unit out and start the NTP client from the init system "
+                          "(OpenRC: rc-update add chronyd default)";
+
+        if (o->command != COMMAND_DAEMON || !o->ntp_unit || systemd_running())
+                return EXIT_OK;
+        setting_origin(o, SETTING_NTP_UNIT, from, sizeof(from));
+        if (o->origin[SETTING_NTP_UNIT] == FROM_OPTION) {
+                log_error("--ntp-unit %s: %s", o->ntp_unit, why);
+                return EXIT_USAGE;
+        }
+        log_warning("Ignoring ntp-unit %s (%s): %s", o->ntp_unit, from, why);
+        free(o->ntp_unit);
+        o->ntp_unit = NULL;
+        return EXIT_OK;
+}
+
 /* status, set or daemon, once the settings are loaded. */
 static int run_command(const struct options *o, const struct policy *policy)
 {
@@ -445,6 +492,9 @@ int cli_main(int argc, char *argv[])
         if (r != 0)
                 return r > 0 ? EXIT_OK : r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         log_set_max_level(o.log_level);
+        /* A daemon that an init script started with nowhere for its messages to go. */
+        if (o.command == COMMAND_DAEMON && log_stderr_unseen())
+                log_to_syslog();
 
         if (o.command == COMMAND_STAMP)
                 return command_stamp();
@@ -454,5 +504,8 @@ int cli_main(int argc, char *argv[])
                 return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         if (r > 0)
                 return turned_off(&o);
+        r = daemon_check(&o);
+        if (r != EXIT_OK)
+                return r;
         return run_command(&o, &policy);
 }

@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "background.h"
 #include "cleanup.h"
 #include "clock.h"
 #include "handoff-stamp.h"
@@ -473,6 +474,7 @@ static void say_ready(struct daemon *d)
                         "Clock left alone, already past %s; waiting for the network and NTP", source);
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
         notify(d, state);
+        background_ready();
 }
 
 /* Synchronised by NTP already when the daemon starts: then there is nothing to hand over. */

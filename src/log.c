@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* log: one-line messages on stderr, with syslog priority prefixes where a reader parses them */
+/* log: one-line messages on stderr, with syslog priority prefixes where a reader parses them, or to syslog
+ */
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -13,6 +15,7 @@
 static int max_level = LOG_INFO;
 static bool prefix_priority = true; /* "<N>" before each line */
 static bool prefix_name = true;     /* "clockfix: " before each line */
+static bool to_syslog;              /* syslog(3) instead of stderr */
 
 /* True when JOURNAL_STREAM ("device:inode") names the file stderr is. */
 static bool stderr_is_journal(void)
@@ -35,6 +38,22 @@ void log_open(void)
                 prefix_priority = true;
                 prefix_name = !stderr_is_journal();
         }
+}
+
+bool log_stderr_unseen(void)
+{
+        struct file_stat st;
+
+        if (file_fstat(STDERR_FILENO, &st) < 0)
+                return true;
+        return S_ISCHR(st.mode) && major(st.rdev) == 1 && minor(st.rdev) == 3;
+}
+
+void log_to_syslog(void)
+{
+        /* No LOG_NDELAY: syslog(3) connects at each message until a syslog daemon listens. */
+        openlog("clockfix", LOG_PID, LOG_DAEMON);
+        to_syslog = true;
 }
 
 void log_set_max_level(int level)
@@ -60,6 +79,15 @@ int log_internal(int level, int error, const char *format, ...)
         /* Build the line first and write it once, so concurrent writers do not interleave. */
         char line[1024];
         int n = 0;
+        if (to_syslog) {
+                errno = error;
+                va_start(ap, format);
+                (void)vsnprintf(line, sizeof(line), format, ap);
+                va_end(ap);
+                syslog(level, "%s", line);
+                errno = saved;
+                return -error;
+        }
         if (prefix_priority)
                 n = snprintf(line, sizeof(line), "<%d>", level);
         if (prefix_name)

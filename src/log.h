@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* log: one-line messages on stderr, with syslog priority prefixes where a reader parses them */
+/* log: one-line messages on stderr, with syslog priority prefixes where a reader parses them, or to syslog
+ */
 #pragma once
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <syslog.h>
 
 /*
@@ -12,9 +14,20 @@
  * syslog priority, which journald and the kernel's log parse; under systemd
  * (JOURNAL_STREAM names our stderr) the journal already knows who we are,
  * so the "clockfix: " prefix is left out.
+ *
+ * A daemon whose stderr goes nowhere (an init script's: closed, or
+ * /dev/null) or that went to the background logs to syslog instead
+ * (/dev/log, as "clockfix[PID]", facility daemon), which keeps trying to
+ * reach a syslog daemon that starts later than clockfix.
  */
 
 void log_open(void);
+
+/* Whether stderr is closed or /dev/null: nobody would read what goes there. */
+bool log_stderr_unseen(void);
+
+/* From now on, messages go to syslog. */
+void log_to_syslog(void);
 void log_set_max_level(int level);
 int log_get_max_level(void);
 

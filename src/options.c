@@ -60,6 +60,9 @@ static void help(void)
                "      --timeout=SECONDS\n"
                "                       daemon: stop waiting for NTP after SECONDS (default 0: no limit)\n"
                "      --stay           daemon: keep running after NTP synchronised the clock\n"
+               "      --background     daemon: once the clock is set, go on in the background and\n"
+               "                       exit (for init scripts); messages then go to syslog\n"
+               "      --pid-file=FILE  daemon: write the daemon's pid to FILE once it is ready\n"
                "      --state-dir=DIR  keep the record of future times in DIR of the running\n"
                "                       system (default: /var/lib/clockfix on the root filesystem)\n"
                "  -n, --dry-run        set, daemon: decide and say what would be done, change nothing\n"
@@ -100,6 +103,8 @@ enum {
         ARG_BOOT,
         ARG_JSON,
         ARG_VERSION,
+        ARG_BACKGROUND,
+        ARG_PID_FILE,
         ARG_SETTING = 0x200,
 };
 
@@ -120,6 +125,8 @@ static const struct option longopts[] = {
         { "timeout", required_argument, NULL, ARG_SETTING + SETTING_TIMEOUT },
         { "stay", no_argument, NULL, ARG_SETTING + SETTING_STAY },
         { "state-dir", required_argument, NULL, ARG_SETTING + SETTING_STATE_DIR },
+        { "background", no_argument, NULL, ARG_BACKGROUND },
+        { "pid-file", required_argument, NULL, ARG_PID_FILE },
         { "dry-run", no_argument, NULL, 'n' },
         { "json", no_argument, NULL, ARG_JSON },
         { "quiet", no_argument, NULL, 'q' },
@@ -194,6 +201,15 @@ static int option_apply(struct options *o, int c, char *argv[])
         case ARG_BOOT:
                 o->boot = true;
                 return 0;
+        case ARG_BACKGROUND:
+                o->background = true;
+                return 0;
+        case ARG_PID_FILE:
+                /* The daemon in the background works from /: a relative path would move. */
+                if (optarg[0] != '/')
+                        return log_error_errno(EINVAL, "--pid-file: not an absolute path \"%s\"", optarg);
+                o->pid_file = optarg;
+                return 0;
         case 'n':
                 o->dry_run = true;
                 return 0;
@@ -261,6 +277,9 @@ static int options_check(const struct options *o)
                         "--now needs --dry-run with set: the clock is set from what it really reads");
         if (o->have_now && o->command == COMMAND_DAEMON)
                 return log_error_errno(EINVAL, "--now applies to status, set --dry-run and learn only");
+        if ((o->background || o->pid_file) && o->command != COMMAND_DAEMON)
+                return log_error_errno(
+                        EINVAL, "--%s applies to daemon only", o->background ? "background" : "pid-file");
         for (enum setting s = 0; s < _SETTING_MAX; s++)
                 if ((DAEMON_SETTINGS & 1u << s) && o->origin[s] == FROM_OPTION &&
                         o->command != COMMAND_DAEMON)

@@ -72,7 +72,9 @@ struct options {
         char *state_dir;      /* the record's directory on the running system (owned); NULL: the default */
         unsigned char origin[_SETTING_MAX]; /* enum setting_origin of each setting's value */
         unsigned origin_line[_SETTING_MAX]; /* for FROM_FILE: the line of config_path */
-        bool boot; /* --boot: honour clockfix= parameters on the kernel command line */
+        bool boot;            /* --boot: honour clockfix= parameters on the kernel command line */
+        bool background;      /* daemon --background: on once the clock is set, the foreground exits */
+        const char *pid_file; /* daemon --pid-file: written once ready (argv's string), or NULL */
         bool dry_run;
         bool json;
         int log_level;

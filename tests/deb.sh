@@ -25,11 +25,16 @@ echo "built $deb ($(stat -c %s "$TMP/$deb") bytes)"
 lintian --fail-on error,warning --info "$TMP"/clockfix_*.changes || fail "lintian"
 
 # What it holds, as debhelper made it: the trigger that rebuilds the initramfs images, the
-# unit enabled on installation, the stamp file removed on purge.
+# unit enabled on installation, the init script registered, the stamp file removed on purge.
 dpkg-deb -e "$TMP/$deb" "$TMP/control"
 grep -qx 'activate-noawait update-initramfs' "$TMP/control/triggers" || fail "no update-initramfs trigger"
 grep -q "deb-systemd-helper enable 'clockfix.service'" "$TMP/control/postinst" || fail "the unit is not enabled"
 grep -qx /etc/clockfix.conf "$TMP/control/conffiles" || fail "/etc/clockfix.conf is not a conffile"
+# The LSB init script for sysvinit (Devuan): a conffile, registered with update-rc.d (skipped
+# where clockfix.service stands for it), not started on installation.
+grep -qx /etc/init.d/clockfix "$TMP/control/conffiles" || fail "/etc/init.d/clockfix is not a conffile"
+grep -q "update-rc.d clockfix defaults" "$TMP/control/postinst" || fail "the init script is not registered"
+grep -q "invoke-rc.d.* clockfix start" "$TMP/control/postinst" && fail "the init script is started on installation"
 
 (cd "$TMP" && DEBIAN_FRONTEND=noninteractive apt-get install -y "./$deb") >"$TMP/install.log" 2>&1 ||
         { cat "$TMP/install.log"; fail "apt-get install ./$deb"; }
@@ -49,6 +54,7 @@ out=$(clockfix status --json --device "$TMP/disk.img" --not-before 2026-01-01)
         fail "clockfix status on an image: $out"
 [ -L /etc/systemd/system/sysinit.target.wants/clockfix.service ] || fail "clockfix.service is not enabled"
 [ -x /usr/share/initramfs-tools/hooks/clockfix ] || fail "no initramfs-tools hook"
+[ -x /etc/init.d/clockfix ] || fail "no /etc/init.d/clockfix"
 [ -x /usr/lib/dracut/modules.d/90clockfix/module-setup.sh ] || fail "no dracut module"
 [ -d /var/lib/clockfix ] || fail "no /var/lib/clockfix"
 [ "$(man -w clockfix)" == /usr/share/man/man8/clockfix.8.gz ] || fail "man -w clockfix: $(man -w clockfix)"
@@ -56,7 +62,7 @@ out=$(clockfix status --json --device "$TMP/disk.img" --not-before 2026-01-01)
 touch /var/lib/clockfix/clock
 
 DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >"$TMP/purge.log" 2>&1 || { cat "$TMP/purge.log"; fail "purge"; }
-for f in /usr/sbin/clockfix /etc/clockfix.conf /var/lib/clockfix /etc/systemd/system/sysinit.target.wants/clockfix.service \
+for f in /usr/sbin/clockfix /etc/clockfix.conf /etc/init.d/clockfix /var/lib/clockfix /etc/systemd/system/sysinit.target.wants/clockfix.service \
         /usr/share/initramfs-tools/hooks/clockfix; do
         [ ! -e "$f" ] && [ ! -L "$f" ] || fail "$f is left after purge"
 done

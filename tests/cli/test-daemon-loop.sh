@@ -35,7 +35,8 @@ ip netns exec "$NS" ip route add default via 192.0.2.1
 cat >"$TMP/run.sh" <<'SH'
 set -e
 mount -t tmpfs tmpfs /run
-mkdir -p /run/systemd/timesync
+# /run/systemd/system: as if systemd ran the system, which the daemon asks before it takes an NTP unit.
+mkdir -p /run/systemd/timesync /run/systemd/system
 "$@" &
 daemon=$!
 trap 'kill -TERM "$daemon"' TERM

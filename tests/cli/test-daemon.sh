@@ -30,8 +30,14 @@ daemon_disk
 # Readiness, a default route that appears later, the NTP unit, SIGTERM.
 ip netns add "$NS"
 listen "$TMP/notify"
-NOTIFY_SOCKET=$TMP/notify ip netns exec "$NS" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run --stay --timeout 3 \
-        "${COMMON[@]}" --ntp-unit chrony.service 2>"$TMP/d1.err" &
+# As if systemd ran the system (/run/systemd/system, in a mount namespace of its own): the daemon
+# takes an NTP unit only then.
+cat >"$TMP/systemd.sh" <<'SH'
+mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && exec "$@"
+SH
+NOTIFY_SOCKET=$TMP/notify ip netns exec "$NS" unshare -m --propagation private sh "$TMP/systemd.sh" \
+        "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run --stay --timeout 3 "${COMMON[@]}" --ntp-unit chrony.service \
+        2>"$TMP/d1.err" &
 daemon=$!
 wait_for "$TMP/notify.log" "READY=1" 30 || fail "no READY=1: $(cat "$TMP/notify.log" "$TMP/d1.err")"
 assert_match "$(cat "$TMP/notify.log")" \

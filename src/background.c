@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* background: the daemon detached from the init script that starts it, with a pid file */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "background.h"
+#include "log.h"
+
+static const char *pid_path;
+static bool pid_written;
+static int ready_fd = -1; /* the background daemon's end of the pipe to the foreground process */
+
+void background_pid_file(const char *path)
+{
+        pid_path = path;
+}
+
+/* In the background daemon: a session of its own, away from the console and the script. */
+static void detach(void)
+{
+        int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+        (void)setsid();
+        if (fd >= 0) {
+                for (int i = STDIN_FILENO; i <= STDERR_FILENO; i++)
+                        (void)dup2(fd, i);
+                if (fd > STDERR_FILENO)
+                        close(fd);
+        }
+        (void)!chdir("/");
+        log_to_syslog();
+}
+
+/* In the foreground process: a byte when the daemon is ready, else the daemon's own exit status. */
+static int wait_ready(int fd, pid_t pid)
+{
+        char c;
+        ssize_t n;
+        int status;
+
+        do
+                n = read(fd, &c, 1);
+        while (n < 0 && errno == EINTR);
+        close(fd);
+        if (n == 1)
+                return 0;
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -1;
+        if (WIFEXITED(status))
+                return WEXITSTATUS(status);
+        log_error("The daemon was killed by signal %d before it was ready", WTERMSIG(status));
+        return -1;
+}
+
+int background_fork(int *ret_status)
+{
+        int p[2];
+        pid_t pid;
+
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return log_error_errno(errno, "Cannot go to the background (pipe): %m");
+        pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(p[0]);
+                close(p[1]);
+                return log_error_errno(r, "Cannot go to the background (fork): %m");
+        }
+        if (pid > 0) {
+                close(p[1]);
+                *ret_status = wait_ready(p[0], pid);
+                return 1;
+        }
+        close(p[0]);
+        ready_fd = p[1];
+        detach();
+        return 0;
+}
+
+/* Writes "PID\n" to the pid file, through a new file renamed over it: a reader never sees half of it. */
+static int write_pid_file(void)
+{
+        char tmp[4096], line[32];
+        int fd, n, r = 0;
+
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", pid_path) >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+        (void)unlink(tmp);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, line, (size_t)n) != n)
+                r = errno ? -errno : -EIO;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, pid_path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void)unlink(tmp);
+        return r;
+}
+
+void background_ready(void)
+{
+        int r;
+
+        if (pid_path && !pid_written) {
+                r = write_pid_file();
+                if (r < 0)
+                        log_warning_errno(r, "Cannot write the pid file %s: %m", pid_path);
+                else
+                        pid_written = true;
+        }
+        if (ready_fd >= 0) {
+                (void)!write(ready_fd, "R", 1);
+                close(ready_fd);
+                ready_fd = -1;
+        }
+}
+
+void background_done(void)
+{
+        char line[32];
+        ssize_t n;
+        int fd;
+
+        if (!pid_written)
+                return;
+        pid_written = false;
+        /* Another daemon may have been started since, with its own pid in the file. */
+        fd = open(pid_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        n = read(fd, line, sizeof(line) - 1);
+        close(fd);
+        if (n <= 0)
+                return;
+        line[n] = '\0';
+        if (atol(line) == (long)getpid() && unlink(pid_path) < 0)
+                log_warning_errno(errno, "Cannot remove the pid file %s: %m", pid_path);
+}
