@@ -71,10 +71,10 @@ SH
 # should: the clock moved from the dead RTC's to just after WRITTEN by the init script, before
 # the root's fsck ran (its line comes later on the console, and it found nothing in the future);
 # the daemon runs, and the init system's status command says so (STATUS, as the guest says it);
-# it logged NTP's correction; the root was read-write then; the stamp on the disk was saved at
-# the power-off
+# it logged NTP's correction; the root was read-write then; the script's stop ran at the
+# power-off and the stamp it saved is on the disk
 vm_rc_check() {
-        local name=$1 written=$2 disk=$3 rtc target=$(($2 + 1)) moved fsck saved after
+        local name=$1 written=$2 disk=$3 rtc target=$(($2 + 1)) moved fsck saved after stop report
         rtc=$(date -u -d 2000-01-01T00:00:00Z +%s)
         vm_debian_finished "$name"
         vm_rtc_clock "$name" "the clock in the initramfs" "$(marker initrd_clock)" "$rtc"
@@ -94,7 +94,13 @@ vm_rc_check() {
         assert_eq "$(marker root)" rw "$name: the root late in the boot"
         { grep -a '^SYSLOG ' <<<"$CONSOLE" || true; } | sed 's/^SYSLOG /  | /'
         assert_eq "$(marker synced)" 1 "$name: the daemon logged NTP's correction"
-        # The stamp: saved at the power-off, after the report (and NTP's step).
+        # The init script's stop ran at the power-off, after the report ("Saving the clock's stamp"
+        # from both scripts), and the stamp it saved is on the disk, after the report's clock and NTP's
+        # step.
+        stop=$({ grep -an "Saving the clock's stamp" <<<"$CONSOLE" || true; } | tail -n 1 | cut -d: -f1)
+        report=$({ grep -an "CLOCKFIX-TEST done=1" <<<"$CONSOLE" || true; } | tail -n 1 | cut -d: -f1)
+        [ -n "$stop" ] && [ "$stop" -gt "$report" ] ||
+                { vm_dump "$name"; fail "$name: the init script's stop did not run at the power-off"; }
         "$CLOCKFIX" status --json --config /dev/null --journal-budget 0 --device "$disk" >"$TMP/$name.json" || true
         after=$(marker after)
         saved=$(jq -r '.sources[] | select(.source == "file:/var/lib/clockfix/clock") | .time' "$TMP/$name.json")

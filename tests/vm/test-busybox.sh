@@ -142,6 +142,8 @@ most=$((written + 1 + $(vm_elapsed "$(marker up_before)" "$(marker up_after)") +
 assert_eq "$(marker comm)" clockfix "busybox-init: the process of the pid file"
 assert_eq "$(marker status)" 0 "busybox-init: S01clockfix status"
 # rcK stopped the daemon, and the stamp was touched then (at or after the report).
+sed -n '/CLOCKFIX-TEST done=1/,$p' <<<"$CONSOLE" | grep -q "Saving the clock's stamp" ||
+        { vm_dump busybox-init; fail "busybox-init: rcK did not stop S01clockfix"; }
 assert_eq "$(marker running)" none "busybox-init: a clockfix still ran after rcK"
 stamp=$(marker stamp)
 [ -n "$stamp" ] && [ "$stamp" != none ] && [ "$stamp" -ge "$after" ] ||
