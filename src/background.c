@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* background: the daemon detached from the init script that starts it, with a pid file */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 #include "log.h"
 
 static const char *pid_path;
-static bool pid_written;
+static bool ready;
 static int ready_fd = -1; /* the background daemon's end of the pipe to the foreground process */
 
 void background_pid_file(const char *path)
@@ -21,20 +23,21 @@ void background_pid_file(const char *path)
         pid_path = path;
 }
 
-/* In the background daemon: a session of its own, away from the console and the script. */
-static void detach(void)
+/* Closes what the daemon inherited beyond its standard streams and keep: a pipe a caller reads to its end.
+ */
+static void close_inherited(int keep)
 {
-        int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *e;
 
-        (void)setsid();
-        if (fd >= 0) {
-                for (int i = STDIN_FILENO; i <= STDERR_FILENO; i++)
-                        (void)dup2(fd, i);
-                if (fd > STDERR_FILENO)
+        if (!d)
+                return;
+        while ((e = readdir(d))) {
+                int fd = atoi(e->d_name);
+                if (fd > STDERR_FILENO && fd != keep && fd != dirfd(d))
                         close(fd);
         }
-        (void)!chdir("/");
-        log_to_syslog();
+        closedir(d);
 }
 
 /* In the foreground process: a byte when the daemon is ready, else the daemon's own exit status. */
@@ -61,6 +64,7 @@ static int wait_ready(int fd, pid_t pid)
 
 int background_fork(int *ret_status)
 {
+        sigset_t stop;
         int p[2];
         pid_t pid;
 
@@ -80,7 +84,15 @@ int background_fork(int *ret_status)
         }
         close(p[0]);
         ready_fd = p[1];
-        detach();
+        /* A stop asked for before the daemon reads its signals waits for it, and saves the stamp. */
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGTERM);
+        sigaddset(&stop, SIGINT);
+        (void)sigprocmask(SIG_BLOCK, &stop, NULL);
+        /* A foreground process gone before the daemon is ready: its byte is lost, the daemon goes on. */
+        (void)signal(SIGPIPE, SIG_IGN);
+        (void)setsid();
+        close_inherited(ready_fd);
         return 0;
 }
 
@@ -108,22 +120,41 @@ static int write_pid_file(void)
         return r;
 }
 
-void background_ready(void)
+/* The daemon in the background, once ready: its standard streams on /dev/null, its messages in syslog. */
+static void detach(void)
+{
+        int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+        if (fd >= 0) {
+                for (int i = STDIN_FILENO; i <= STDERR_FILENO; i++)
+                        (void)dup2(fd, i); /* dup2() leaves O_CLOEXEC off the copies */
+                if (fd > STDERR_FILENO)
+                        close(fd);
+        }
+        log_to_syslog();
+}
+
+int background_ready(int error)
 {
         int r;
 
-        if (pid_path && !pid_written) {
+        if (ready)
+                return 0;
+        if (error < 0)
+                return error; /* the daemon exits: the foreground process gets its exit status */
+        if (pid_path) {
                 r = write_pid_file();
                 if (r < 0)
-                        log_warning_errno(r, "Cannot write the pid file %s: %m", pid_path);
-                else
-                        pid_written = true;
+                        return log_error_errno(r, "Cannot write the pid file %s: %m", pid_path);
         }
+        ready = true;
         if (ready_fd >= 0) {
+                detach();
                 (void)!write(ready_fd, "R", 1);
                 close(ready_fd);
                 ready_fd = -1;
         }
+        return 0;
 }
 
 void background_done(void)
@@ -132,9 +163,9 @@ void background_done(void)
         ssize_t n;
         int fd;
 
-        if (!pid_written)
+        if (!ready || !pid_path)
                 return;
-        pid_written = false;
+        ready = false;
         /* Another daemon may have been started since, with its own pid in the file. */
         fd = open(pid_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)

@@ -474,7 +474,6 @@ static void say_ready(struct daemon *d)
                         "Clock left alone, already past %s; waiting for the network and NTP", source);
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
         notify(d, state);
-        background_ready();
 }
 
 /* Synchronised by NTP already when the daemon starts: then there is nothing to hand over. */
@@ -548,6 +547,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
         if (!d.have_sd)
                 log_debug("No libsystemd: %s", reason);
         say_ready(&d);
+        /* The pid file, and in the background the foreground process let go: only now. */
+        r = background_ready(r);
         if (r < 0)
                 return r;
 

@@ -3,6 +3,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,13 @@ static bool stderr_is_journal(void)
 
 void log_open(void)
 {
+        int fd;
+
+        /* Standard streams the caller closed become /dev/null: no file opened later may take their place. */
+        while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= STDERR_FILENO)
+                (void)fcntl(fd, F_SETFD, 0);
+        if (fd > STDERR_FILENO)
+                close(fd);
         if (isatty(STDERR_FILENO)) {
                 prefix_priority = false;
                 prefix_name = true;
@@ -51,8 +59,11 @@ bool log_stderr_unseen(void)
 
 void log_to_syslog(void)
 {
-        /* No LOG_NDELAY: syslog(3) connects at each message until a syslog daemon listens. */
-        openlog("clockfix", LOG_PID, LOG_DAEMON);
+        /*
+         * No LOG_NDELAY: syslog(3) connects at each message until a syslog daemon listens; until
+         * then (early in a boot, or a system with none), LOG_CONS writes it on the console.
+         */
+        openlog("clockfix", LOG_PID | LOG_CONS, LOG_DAEMON);
         to_syslog = true;
 }
 

@@ -18,9 +18,11 @@
  * A daemon whose stderr goes nowhere (an init script's: closed, or
  * /dev/null) or that went to the background logs to syslog instead
  * (/dev/log, as "clockfix[PID]", facility daemon), which keeps trying to
- * reach a syslog daemon that starts later than clockfix.
+ * reach a syslog daemon that starts later than clockfix, and writes on the
+ * console meanwhile.
  */
 
+/* Where messages go; standard streams the caller closed are opened on /dev/null first. */
 void log_open(void);
 
 /* Whether stderr is closed or /dev/null: nobody would read what goes there. */

@@ -6,8 +6,10 @@
 #   streams and its messages in syslog (a socket at /dev/log of the test's own); SIGTERM saves the
 #   stamp, removes the pid file and ends it;
 # - a daemon whose stderr is /dev/null logs to syslog, in the foreground too;
-# - a failure of set (not allowed to set the clock) is the foreground's exit status, and nothing
-#   stays in the background;
+# - started with its standard streams closed and a descriptor of the caller's open, it returns
+#   and keeps none of them;
+# - a failure of set (not allowed to set the clock), or a pid file it cannot write, is the
+#   foreground's exit status, and nothing stays in the background;
 # - --ntp-unit without systemd (no /run/systemd/system) is refused, and ntp-unit in the
 #   configuration file ignored with a warning (the boot goes on);
 # - --background and --pid-file go with daemon only; a relative pid file is refused.
@@ -99,6 +101,32 @@ daemon=
 assert_eq "$rc" 0 "foreground: exit status after SIGTERM"
 [ ! -e /run/fg.pid ] || fail "foreground: the pid file is still there"
 [ -f "$STAMP" ] || fail "foreground: no stamp saved at SIGTERM"
+
+############################################################################
+# 2b. Started with its standard streams closed and a descriptor of the caller's open (a pipe a
+# boot logger reads to its end): it returns all the same, and the daemon keeps none of them.
+rc=0
+timeout 120 "${NOCAP[@]}" "$CLOCKFIX" daemon --background --pid-file /run/closed.pid --stay "${COMMON[@]}" \
+        <&- >&- 2>&- 7>"$TMP/fd7" || rc=$?
+assert_eq "$rc" 0 "closed streams: the foreground's exit status"
+bg=$(pid_of /run/closed.pid)
+kill -0 "$bg" 2>/dev/null || fail "closed streams: the daemon '$bg' is not running"
+[ ! -e "/proc/$bg/fd/7" ] || fail "closed streams: the daemon kept the caller's descriptor 7"
+for fd in 0 1 2; do
+        assert_eq "$(readlink "/proc/$bg/fd/$fd")" /dev/null "closed streams: its fd $fd"
+done
+kill -TERM "$bg"
+wait_until 60 gone "$bg" || fail "closed streams: still running after SIGTERM"
+bg=
+
+# 2c. A pid file it cannot write: said on the console, exit status 1, no daemon left untracked.
+rc=0
+timeout 120 "${NOCAP[@]}" "$CLOCKFIX" daemon --background --pid-file /run/none/clockfix.pid --stay \
+        "${COMMON[@]}" 2>"$TMP/nopid.err" || rc=$?
+assert_eq "$rc" 1 "pid file not writable: the foreground's exit status"
+assert_match "$(cat "$TMP/nopid.err")" "Cannot write the pid file /run/none/clockfix.pid: No such file or directory" \
+        "pid file not writable: message"
+pgrep -f "pid-file /run/none/clockfix.pid" >/dev/null && fail "pid file not writable: a daemon still runs"
 
 ############################################################################
 # 3. set fails (a disk newer than the clock, no right to set it): that is the foreground's exit
