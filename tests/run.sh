@@ -7,9 +7,9 @@
 # unit and image suites (2.5 minutes; the cli suite would add 4 more); then builds for armhf and
 # arm64 and runs every suite there under emulation, the ARM guests' boots included
 # (tests/cross.sh); then builds again in build-asan/ with AddressSanitizer and
-# UndefinedBehaviorSanitizer and runs every suite but the VM boots there (any invalid access, leak
-# or undefined behaviour fails the test that met it); then fuzzes each fuzz target for
-# FUZZ_SECONDS (40) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
+# UndefinedBehaviorSanitizer and runs every suite but the VM boots and lint there (any invalid
+# access, leak or undefined behaviour fails the test that met it); then fuzzes each fuzz target for
+# FUZZ_SECONDS (25) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
 # installs, runs and purges it (tests/deb.sh).
 # Every stage runs whatever became of the ones before; a summary at the end gives each stage's
 # result and time, and the exit status is non-zero if any failed.
@@ -85,12 +85,15 @@ stage "clang: unit and image" meson test -C build-clang --print-errorlogs --no-r
 stage armhf bash tests/cross.sh armhf
 stage arm64 bash tests/cross.sh arm64
 
+# The sanitizers watch the program: the lint suite, which reads the sources and the build's own
+# options, ran in the amd64 stage.
 build_asan() { setup build-asan -Db_sanitize=address,undefined -Db_lundef=false && meson compile -C build-asan; }
 stage "ASan and UBSan: build" build_asan
-stage "ASan and UBSan: every suite but vm" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs --no-rebuild --no-suite vm
+stage "ASan and UBSan: every suite but vm and lint" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs --no-rebuild --no-suite vm \
+        --no-suite lint
 
-stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-40}"
+stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-25}"
 
 # Last, as it installs and purges a package on this machine: the Debian package (tests/deb.sh).
 stage "Debian package" bash tests/deb.sh
