@@ -32,13 +32,18 @@ static bool stderr_is_journal(void)
 
 void log_open(void)
 {
-        int fd;
-
-        /* Standard streams the caller closed become /dev/null: no file opened later may take their place. */
-        while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= STDERR_FILENO)
-                (void)fcntl(fd, F_SETFD, 0);
-        if (fd > STDERR_FILENO)
-                close(fd);
+        /*
+         * Standard streams the caller closed become /dev/null: no file opened later may take their
+         * place. Only those: clockfix opens nothing for writing where they are there.
+         */
+        for (int i = STDIN_FILENO; i <= STDERR_FILENO; i++)
+                if (fcntl(i, F_GETFD) < 0 && errno == EBADF) {
+                        int fd = open("/dev/null", i == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+                        if (fd >= 0 && fd != i) {
+                                (void)dup2(fd, i);
+                                close(fd);
+                        }
+                }
         if (isatty(STDERR_FILENO)) {
                 prefix_priority = false;
                 prefix_name = true;
