@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "background.h"
+#include "file-util.h"
 #include "log.h"
 
 static const char *pid_path;
@@ -96,28 +97,13 @@ int background_fork(int *ret_status)
         return 0;
 }
 
-/* Writes "PID\n" to the pid file, through a new file renamed over it: a reader never sees half of it. */
+/* "PID\n" into the pid file, replaced whole: a reader never sees half of it. In /run: nothing to sync. */
 static int write_pid_file(void)
 {
-        char tmp[4096], line[32];
-        int fd, n, r = 0;
+        char line[32];
+        int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", pid_path) >= sizeof(tmp))
-                return -ENAMETOOLONG;
-        n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-        (void)unlink(tmp);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, line, (size_t)n) != n)
-                r = errno ? -errno : -EIO;
-        if (close(fd) < 0 && r == 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, pid_path) < 0)
-                r = -errno;
-        if (r < 0)
-                (void)unlink(tmp);
-        return r;
+        return replace_file(pid_path, line, (size_t)n, false);
 }
 
 /* The daemon in the background, once ready: its standard streams on /dev/null, its messages in syslog. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* file-util: whole small files (procfs, sysfs, configuration) read into memory */
+/* file-util: whole small files (procfs, sysfs, configuration) read into memory, or replaced whole */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -44,4 +46,43 @@ int read_small_file(const char *path, char **ret)
         buf[n] = '\0';
         *ret = TAKE_PTR(buf);
         return 0;
+}
+
+/* Writes all of data to fd. 0 or -errno. */
+static int write_all(int fd, const char *data, size_t size)
+{
+        while (size > 0) {
+                ssize_t n = write(fd, data, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                data += n;
+                size -= (size_t)n;
+        }
+        return 0;
+}
+
+int replace_file(const char *path, const char *data, size_t size, bool durable)
+{
+        char tmp[PATH_MAX];
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        /* A leftover of an interrupted write, whatever it is (a symbolic link would fail O_NOFOLLOW). */
+        if (unlink(tmp) < 0 && errno != ENOENT)
+                return -errno;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, data, size);
+        if (r == 0 && durable && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void)unlink(tmp);
+        return r;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "file-util.h"
 #include "record.h"
 #include "stat-util.h"
 #include "superblock.h"
@@ -351,21 +352,6 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         return parse_read(path, text, got, false, ret);
 }
 
-/* Writes all of text to fd. 0 or -errno. */
-static int write_all(int fd, const char *text, size_t size)
-{
-        while (size > 0) {
-                ssize_t n = write(fd, text, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                text += n;
-                size -= (size_t)n;
-        }
-        return 0;
-}
-
 /* The directory of path into dir: "." when it has none. */
 static void dir_of(const char *path, char dir[static RECORD_PATH_MAX])
 {
@@ -384,33 +370,19 @@ static void dir_of(const char *path, char dir[static RECORD_PATH_MAX])
 
 int record_write(const char *path, const struct record *r)
 {
-        char tmp[RECORD_PATH_MAX + 8], dir[RECORD_PATH_MAX];
+        char dir[RECORD_PATH_MAX];
         _cleanup_free_ char *text = NULL;
-        _cleanup_close_ int fd = -1, dfd = -1;
+        _cleanup_close_ int dfd = -1;
         int k;
 
         if (strlen(path) >= RECORD_PATH_MAX)
                 return -ENAMETOOLONG;
         if (record_format(r, &text) < 0)
                 return -ENOMEM;
-        snprintf(tmp, sizeof(tmp), "%s.new", path);
         dir_of(path, dir);
-
-        /* A leftover of an interrupted write, whatever it is (a symbolic link would fail O_NOFOLLOW). */
-        if (unlink(tmp) < 0 && errno != ENOENT)
-                return -errno;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
-        if (fd < 0)
-                return -errno;
-        k = write_all(fd, text, strlen(text));
-        if (k == 0 && fsync(fd) < 0)
-                k = -errno;
-        if (k == 0 && rename(tmp, path) < 0)
-                k = -errno;
-        if (k < 0) {
-                (void)unlink(tmp);
+        k = replace_file(path, text, strlen(text), true);
+        if (k < 0)
                 return k;
-        }
         /* The rename itself: durable once the directory is. */
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0 || fsync(dfd) < 0)
