@@ -205,7 +205,7 @@ static int option_apply(struct options *o, int c, char *argv[])
                 o->background = true;
                 return 0;
         case ARG_PID_FILE:
-                /* The daemon in the background works from /: a relative path would move. */
+                /* The init script that stops the daemon reads it from its own directory: absolute. */
                 if (optarg[0] != '/')
                         return log_error_errno(EINVAL, "--pid-file: not an absolute path \"%s\"", optarg);
                 o->pid_file = optarg;
