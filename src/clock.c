@@ -58,18 +58,59 @@ usec_t clock_boottime(void)
         return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
 }
 
-int clock_ntp_synchronized(void)
+void clock_pair(usec_t *ret_realtime, usec_t *ret_boottime)
+{
+        usec_t span = USEC_INFINITY, realtime = 0, boottime = 0;
+
+        /*
+         * The boot time read between two reads of the real time; tried again while they were more
+         * than 100 µs apart (more than the reads themselves take), five times at most, the closest
+         * kept.
+         */
+        for (int i = 0; i < 5 && span > 100; i++) {
+                usec_t a = clock_now(), b = clock_boottime(), z = clock_now();
+                /* (the clock set in between) */
+                if (z < a || z - a >= span)
+                        continue;
+                span = z - a;
+                realtime = a + span / 2;
+                boottime = b;
+        }
+        if (span == USEC_INFINITY) {
+                realtime = clock_now();
+                boottime = clock_boottime();
+        }
+        *ret_realtime = realtime;
+        *ret_boottime = boottime;
+}
+
+int clock_ntp_kernel(struct ntp_kernel *ret)
 {
         struct timex tx = { .modes = 0 }; /* modes 0: read only */
 
         if (adjtimex(&tx) < 0)
                 return -errno;
+        *ret = (struct ntp_kernel){
+                .maxerror = tx.maxerror < 0 ? 0 : (usec_t)tx.maxerror,
+                .pll = tx.status & STA_PLL,
+        };
+        return 0;
+}
+
+int clock_ntp_synchronized(void)
+{
+        struct ntp_kernel k;
+        int r = clock_ntp_kernel(&k);
+
+        if (r < 0)
+                return r;
         /*
          * The kernel raises maxerror by 500 ppm a second while nobody disciplines the clock, up to
          * 16 s, and sets it to 16 s when the clock is set. An NTP client lowers it. STA_UNSYNC says
-         * nothing here: some clients keep it set so that the kernel leaves the RTC alone.
+         * nothing here: some clients keep it set so that the kernel leaves the RTC alone (chrony
+         * without rtcsync), busybox ntpd clears it for the second after each of its updates.
          */
-        return tx.maxerror < NTP_MAXERROR_UNSYNCED;
+        return ntp_kernel_synchronized(&k);
 }
 
 int clock_watch_open(void)

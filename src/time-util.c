@@ -110,6 +110,16 @@ char *format_seconds(char buf[static SECONDS_MAX], usec_t u)
         return buf;
 }
 
+char *format_signed_seconds(char buf[static SECONDS_MAX + 1], int64_t us)
+{
+        char s[SECONDS_MAX];
+
+        /* (-(us + 1)) + 1: INT64_MIN's magnitude, without overflowing int64_t) */
+        snprintf(buf, SECONDS_MAX + 1, "%c%s", us < 0 ? '-' : '+',
+                format_seconds(s, us < 0 ? (usec_t)(-(us + 1)) + 1 : (usec_t)us));
+        return buf;
+}
+
 /* Reads exactly n decimal digits; returns false if any is missing. */
 static bool take_digits(const char **p, unsigned n, unsigned *ret)
 {

@@ -54,6 +54,9 @@ char *format_duration(char buf[static DURATION_MAX], usec_t from, usec_t to);
 #define SECONDS_MAX 32
 char *format_seconds(char buf[static SECONDS_MAX], usec_t u);
 
+/* The same, signed, for microseconds: "+3600.25", "-0.00012". */
+char *format_signed_seconds(char buf[static SECONDS_MAX + 1], int64_t us);
+
 /*
  * Parses a point in time, always UTC: "@1700000000" or "1700000000" (seconds
  * since the epoch), "2026-11-30", "2026-11-30T10:03", "2026-11-30T10:03:49"
