@@ -257,9 +257,9 @@ static int daemon_main(const struct options *o, const struct run *run, bool step
                 .before = run->now,
                 .would_set = o->dry_run && d->action == ACTION_SET,
                 .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
-                .realtime = clock_now(),
-                .boottime = clock_boottime(),
+                .floor = run->config.window->floor,
         };
+        clock_pair(&start.realtime, &start.boottime);
 
         if (start.target == 0)
                 start.target = start.realtime; /* no estimate: the clock stands for it */

@@ -7,20 +7,21 @@
  */
 
 #include <errno.h>
-#include <inttypes.h>
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "background.h"
 #include "cleanup.h"
 #include "clock.h"
+#include "handoff-flag.h"
+#include "handoff-report.h"
 #include "handoff-stamp.h"
+#include "handoff-sync.h"
 #include "handoff.h"
 #include "learn.h"
 #include "log.h"
@@ -28,34 +29,16 @@
 #include "sd.h"
 #include "stat-util.h"
 
-/* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
-#define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
-
-/* Where journald takes structured entries. */
-#define JOURNAL_SOCKET "/run/systemd/journal/socket"
-
-/* Sync is looked for at least this often, backing off from the first to the last. */
+/* Once the network is up, sync is looked for at least this often, backing off from the first to the last. */
 #define CHECK_FIRST (1 * USEC_PER_SEC)
 #define CHECK_MAX   (32 * USEC_PER_SEC)
-
-int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime)
-{
-        /* Where the clock would be had nobody stepped it: the start plus the boot time since. */
-        usec_t expected = s->realtime + (boottime >= s->boottime ? boottime - s->boottime : 0);
-
-        return realtime >= expected ? (int64_t)(realtime - expected) : -(int64_t)(expected - realtime);
-}
-
-int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction)
-{
-        /* The clock was set to the estimate: the clock's error was the estimate's. */
-        if (s->stepped)
-                return -correction;
-        /* The estimate was target when the clock read realtime; the truth then: realtime + correction. */
-        int64_t ahead = s->target >= s->realtime ? (int64_t)(s->target - s->realtime)
-                                                 : -(int64_t)(s->realtime - s->target);
-        return ahead - correction;
-}
+/*
+ * After a step, every CHECK_AFTER_STEP for CHECK_AFTER_STEP_FOR: the client that stepped says it
+ * synchronised moments later (chrony 2 s after its step, at its next sample) or minutes later
+ * (openntpd: 1.5 to 6 minutes), and the entry must follow it within a second.
+ */
+#define CHECK_AFTER_STEP     (USEC_PER_SEC / 2)
+#define CHECK_AFTER_STEP_FOR (10 * 60 * USEC_PER_SEC)
 
 bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer)
 {
@@ -103,6 +86,17 @@ int handoff_poll_timeout(usec_t wake, usec_t now)
         return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
 
+usec_t handoff_next_check(const struct sync_watch *w, bool network_up, usec_t check_every, usec_t now)
+{
+        usec_t next = network_up ? add_usec(now, check_every) : USEC_INFINITY;
+
+        if (w->steps > 0 && now < add_usec(w->last_step, CHECK_AFTER_STEP_FOR))
+                next = min_usec(next, now + CHECK_AFTER_STEP);
+        if (w->unstepped_since != USEC_INFINITY)
+                next = min_usec(next, add_usec(w->unstepped_since, SYNC_SETTLE));
+        return next;
+}
+
 bool handoff_finished(enum handoff_state state, bool stay)
 {
         if (state == HANDOFF_STOPPING)
@@ -110,21 +104,12 @@ bool handoff_finished(enum handoff_state state, bool stay)
         return !stay && (state == HANDOFF_SYNCHRONIZED || state == HANDOFF_TIMED_OUT);
 }
 
-/* "+3600.25 s", "-0.000120 s": microseconds, signed, without trailing zeros. */
-static char *format_signed(char buf[static SECONDS_MAX + 1], int64_t us)
-{
-        char s[SECONDS_MAX];
-
-        snprintf(buf, SECONDS_MAX + 1, "%c%s", us < 0 ? '-' : '+',
-                format_seconds(s, us < 0 ? (usec_t)(-(us + 1)) + 1 : (usec_t)us));
-        return buf;
-}
-
 /* The file descriptors the daemon waits on, in the order their events are handled. */
 enum watch {
         WATCH_SIGNAL, /* SIGTERM, SIGINT: a signalfd */
         WATCH_ROUTE,  /* a default route: rtnetlink, until the network is up */
         WATCH_CLOCK,  /* someone set the clock: a timerfd (TFD_TIMER_CANCEL_ON_SET) */
+        WATCH_FLAG,   /* timesyncd's flag touched: inotify (handoff-flag.c) */
         _WATCH_MAX,
 };
 
@@ -137,18 +122,29 @@ struct daemon {
         usec_t due[_HANDOFF_TIMER_MAX]; /* when each timer is next due, CLOCK_BOOTTIME */
         usec_t check_every;             /* the check's interval now, from CHECK_FIRST to CHECK_MAX */
         usec_t now;                     /* CLOCK_BOOTTIME when the last wait ended */
-        bool ntp_pending;               /* the NTP unit is to be started again (never once synchronised) */
+        bool network_up;                /* a default route was seen (or the routes cannot be watched) */
+        struct sync_watch sync;         /* the signs and steps of NTP so far */
+        int64_t correction_seen;        /* NTP's correction at the last step: what the next one adds */
+        bool said_unstepped, said_settling;
+        bool ntp_pending; /* the NTP unit is to be started again (never once synchronised) */
         unsigned ntp_tries;
-        struct file_stat flag_at_start; /* of timesyncd's flag, if it was there */
-        bool flag_was_there;
+        struct handoff_flag flag; /* timesyncd's; its inotify descriptor is fd[WATCH_FLAG] */
         struct handoff_stamp stamp;
 };
+
+/* Once synchronised, timesyncd's flag no longer matters. */
+static void stop_watching_flag(struct daemon *d)
+{
+        handoff_flag_close(&d->flag);
+        d->fd[WATCH_FLAG] = -1;
+}
 
 static void daemon_close(struct daemon *d)
 {
         for (int w = _WATCH_MAX - 1; w >= 0; w--)
-                if (d->fd[w] >= 0)
+                if (d->fd[w] >= 0 && w != WATCH_FLAG)
                         close(d->fd[w]);
+        handoff_flag_close(&d->flag);
 }
 
 static void notify(struct daemon *d, const char *state)
@@ -165,97 +161,37 @@ static void notify_status(struct daemon *d, const char *status)
         notify(d, state);
 }
 
-/* "journal:last_commit of /dev/vda", or what stood for it */
-static void describe_source(const struct handoff_start *s, char *buf, size_t size)
-{
-        if (!s->source)
-                snprintf(buf, size, "no disk time");
-        else if (s->device)
-                snprintf(buf, size, "%s of %s", s->source, s->device);
-        else
-                snprintf(buf, size, "%s", s->source);
-}
-
-/* Whether timesyncd's flag file appeared, or was touched, since the daemon started. */
-static bool timesync_flag_new(const struct daemon *d)
-{
-        struct file_stat st;
-
-        if (file_stat(d->c->timesync_flag, &st) < 0)
-                return false;
-        return !d->flag_was_there || st.ctime.tv_sec != d->flag_at_start.ctime.tv_sec ||
-                st.ctime.tv_nsec != d->flag_at_start.ctime.tv_nsec || st.ino != d->flag_at_start.ino;
-}
-
-/* The one entry that fleets collect: by how much NTP corrected clockfix's estimate, what was in the future.
- */
-static void report_synchronized(struct daemon *d, const char *how, const struct learn_summary *future)
-{
-        usec_t real = clock_now(), boot = clock_boottime();
-        int64_t correction = handoff_correction(d->s, real, boot);
-        int64_t error = handoff_estimate_error(d->s, correction);
-        char source[512], by[SECONDS_MAX + 1], off[SECONDS_MAX + 1], after[SECONDS_MAX], message[1200],
-                status[600];
-
-        describe_source(d->s, source, sizeof(source));
-        format_signed(by, correction);
-        format_signed(off, error);
-        format_seconds(after, boot - d->s->boottime);
-        snprintf(message, sizeof(message),
-                "Clock synchronised by NTP (%s) %s s after clockfix %s: NTP corrected the clock by %s s; the "
-                "estimate from %s was %s s off",
-                how, after, d->s->stepped ? "set it" : "started (it left the clock alone)", by, source, off);
-
-        char f[15][1300];
-        struct iovec iov[15];
-        size_t n = 0;
-        snprintf(f[n++], sizeof(f[0]), "MESSAGE=%s", message);
-        snprintf(f[n++], sizeof(f[0]), "MESSAGE_ID=%s", MESSAGE_ID_SYNCHRONIZED);
-        snprintf(f[n++], sizeof(f[0]), "PRIORITY=%d", LOG_NOTICE);
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SOURCE=%s", d->s->source ? d->s->source : "none");
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_DEVICE=%s", d->s->device ? d->s->device : "");
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ACTION=%s", d->s->stepped ? "set" : "none");
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_USEC=%" PRIu64, d->s->target);
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_CORRECTION_USEC=%" PRId64, correction);
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64, error);
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_WAIT_USEC=%" PRIu64, boot - d->s->boottime);
-        snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_SYNC_SIGNAL=%s", how);
-        if (future && future->n_future > 0) {
-                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_FUTURE_COUNT=%zu", future->n_future);
-                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_FUTURE_SOURCES=%s", future->sources);
-                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_FUTURE_FIX=%s", future->fix);
-                snprintf(f[n++], sizeof(f[0]), "CLOCKFIX_RECORD=%s", d->c->learn->record_path);
-        }
-        for (size_t i = 0; i < n; i++)
-                iov[i] = (struct iovec){ .iov_base = f[i], .iov_len = strlen(f[i]) };
-
-        /*
-         * Without the journal (not under systemd, no libsystemd): the same on stderr, on one line.
-         * sd_journal_sendv() says nothing when journald is not there: look for its socket first.
-         */
-        if (!d->have_sd || access(JOURNAL_SOCKET, W_OK) < 0 || sd_journal_fields(iov, n) < 0)
-                log_notice("%s [CLOCKFIX_CORRECTION_USEC=%" PRId64 " CLOCKFIX_ESTIMATE_ERROR_USEC=%" PRId64
-                           "]",
-                        message, correction, error);
-
-        snprintf(status, sizeof(status), "Synchronised by NTP, which corrected the clock by %s s%s", by,
-                d->c->stay ? "; keeping the stamp file fresh" : "");
-        notify_status(d, status);
-}
-
-/* NTP synchronised the clock (how: "kernel", "timesyncd"): what is in the future recorded, reported,
+/* NTP synchronised the clock (the sign: sync_sign_name()): what is in the future recorded, reported,
  * and the NTP unit given up. */
 static void enter_synchronized(struct daemon *d, const char *how)
 {
         struct learn_summary future = { 0 };
+        usec_t real, boot;
 
+        /* The moment of synchronisation: before the disk is read again. */
+        clock_pair(&real, &boot);
         if (d->c->learn) {
                 struct learn_config l = *d->c->learn;
                 l.have_sd = d->have_sd;
-                (void)learn(&l, clock_now(), &future);
+                (void)learn(&l, real, &future);
         }
-        report_synchronized(d, how, d->c->learn ? &future : NULL);
+        char status[600];
+        handoff_report(d->s,
+                &(struct handoff_sync){
+                        .signal = how,
+                        .realtime = real,
+                        .boottime = boot,
+                        .steps = d->sync.steps,
+                        .last_step = d->sync.last_step,
+                        .future = d->c->learn ? &future : NULL,
+                        .record_path = d->c->learn ? d->c->learn->record_path : NULL,
+                },
+                d->have_sd, status, sizeof(status));
+        if (d->c->stay)
+                strncat(status, "; keeping the stamp file fresh", sizeof(status) - strlen(status) - 1);
+        notify_status(d, status);
         d->state = HANDOFF_SYNCHRONIZED;
+        stop_watching_flag(d);
         if (d->ntp_pending)
                 log_info("Not starting %s: the clock is synchronised already", d->c->ntp_unit);
         d->ntp_pending = false;
@@ -309,6 +245,7 @@ static void enter_network_up(struct daemon *d, const struct default_route *route
                 log_info("Network is up: default route%s%s%s%s", route->gateway[0] ? " via " : "",
                         route->gateway, ifname[0] ? " dev " : "", ifname);
         }
+        d->network_up = true;
         if (d->state == HANDOFF_WAITING_FOR_NETWORK)
                 d->state = HANDOFF_WAITING_FOR_SYNC;
         if (d->c->ntp_unit)
@@ -355,31 +292,95 @@ static void on_route(struct daemon *d)
         check_soon(d);
 }
 
-/* Someone set the clock (NTP, most likely): said, and synchronisation looked for at once. */
-static void on_clock_step(struct daemon *d)
+/*
+ * Whether someone set the clock since the last look (NTP, most likely): a step when it moved the
+ * clock by SYNC_STEP_MIN or more against the boot clock (chrony sets it by nothing as it starts),
+ * said, and counted. True for a step.
+ */
+static bool notice_step(struct daemon *d)
 {
-        char by[SECONDS_MAX + 1];
+        char by[SECONDS_MAX + 1], total[SECONDS_MAX + 1];
+        usec_t real, boot;
 
-        if (clock_watch_read(d->fd[WATCH_CLOCK]) <= 0)
-                return;
-        log_info("The clock was stepped: %s s from clockfix's estimate so far",
-                format_signed(by, handoff_correction(d->s, clock_now(), d->now)));
-        check_soon(d);
+        if (d->fd[WATCH_CLOCK] < 0 || clock_watch_read(d->fd[WATCH_CLOCK]) <= 0)
+                return false;
+        clock_pair(&real, &boot);
+        int64_t correction = handoff_correction(d->s, real, boot), step = correction - d->correction_seen;
+        if (step > -(int64_t)SYNC_STEP_MIN && step < (int64_t)SYNC_STEP_MIN) {
+                log_debug("The clock was set, by %s s: no step", format_signed_seconds(by, step));
+                return false;
+        }
+        d->correction_seen = correction;
+        log_info("The clock was stepped by %s s: %s s from clockfix's estimate so far",
+                format_signed_seconds(by, step), format_signed_seconds(total, correction));
+        sync_watch_step(&d->sync, d->now);
+        d->said_unstepped = d->said_settling = false;
+        return true;
 }
 
-/* The check timer: looks for NTP synchronisation, else tries the NTP unit again and backs off. */
+/* timesyncd's flag, or its directory, changed: looked at now. */
+static void on_flag(struct daemon *d)
+{
+        if (handoff_flag_read(&d->flag))
+                d->due[HANDOFF_TIMER_CHECK] = d->now;
+}
+
+/* The clock-step watch: a step brings the look for synchronisation forward, to now. */
+static void on_clock_step(struct daemon *d)
+{
+        if (notice_step(d))
+                d->due[HANDOFF_TIMER_CHECK] = d->now;
+}
+
+/* A sign of synchronisation with no step behind it, said once until the next step. */
+static void say_unstepped(struct daemon *d, enum sync_verdict verdict)
+{
+        char t[SECONDS_MAX];
+
+        if (verdict == SYNC_UNSTEPPED && !d->said_unstepped) {
+                log_notice(
+                        "The kernel says NTP synchronised the clock, but nothing stepped it since the daemon "
+                        "started, and nothing but the disk's times, older than the true time, can have set it: "
+                        "not taken as NTP's synchronisation (ntpsec 1.2 says so as it starts, before it heard "
+                        "a server); waiting for NTP to step the clock");
+                notify_status(d,
+                        "Waiting for NTP to step the clock (a sign of synchronisation came with no step)");
+                d->said_unstepped = true;
+        } else if (verdict == SYNC_SETTLING && !d->said_settling) {
+                log_info("The kernel says NTP synchronised the clock, with no step: taken as NTP's "
+                         "synchronisation if no step comes within %s s",
+                        format_seconds(t, SYNC_SETTLE));
+                d->said_settling = true;
+        }
+}
+
+/*
+ * The check timer: looks for NTP synchronisation (handoff-sync.c judges what it finds), else
+ * tries the NTP unit again; then the next look (handoff_next_check()).
+ */
 static void on_sync_check(struct daemon *d)
 {
-        if (clock_ntp_synchronized() > 0)
-                enter_synchronized(d, "kernel");
-        else if (timesync_flag_new(d))
-                enter_synchronized(d, "timesyncd");
-        else {
-                if (d->ntp_pending)
-                        start_ntp_unit(d);
-                d->check_every = min_usec(d->check_every * 2, CHECK_MAX);
-                d->due[HANDOFF_TIMER_CHECK] = d->now + d->check_every;
+        struct ntp_kernel kernel;
+        int r;
+
+        /* A step the client made just before its sign, not yet handled: counted first. */
+        (void)notice_step(d);
+        r = clock_ntp_kernel(&kernel);
+
+        if (r < 0)
+                log_debug_errno(r, "Cannot read the kernel's NTP state (adjtimex): %m");
+        enum sync_sign sign = sync_sign_of(r >= 0 ? &kernel : NULL, handoff_flag_new(&d->flag));
+        enum sync_verdict verdict = sync_watch_judge(&d->sync, sign, d->now);
+        if (verdict == SYNC_REAL) {
+                enter_synchronized(d, sync_sign_name(sign));
+                return;
         }
+        say_unstepped(d, verdict);
+        if (d->ntp_pending)
+                start_ntp_unit(d);
+        d->due[HANDOFF_TIMER_CHECK] = handoff_next_check(&d->sync, d->network_up, d->check_every, d->now);
+        if (d->network_up)
+                d->check_every = min_usec(d->check_every * 2, CHECK_MAX);
 }
 
 /* The timeout passed before synchronisation: the daemon stops, or with stay goes on looking. */
@@ -406,6 +407,7 @@ static void (*const watch_handlers[_WATCH_MAX])(struct daemon *d) = {
         [WATCH_SIGNAL] = on_signal,
         [WATCH_ROUTE] = on_route,
         [WATCH_CLOCK] = on_clock_step,
+        [WATCH_FLAG] = on_flag,
 };
 
 static void (*const timer_handlers[_HANDOFF_TIMER_MAX])(struct daemon *d) = {
@@ -459,7 +461,7 @@ static void say_ready(struct daemon *d)
         const struct handoff_start *s = d->s;
         char source[512], status[700], state[800];
 
-        describe_source(s, source, sizeof(source));
+        handoff_describe_source(s, source, sizeof(source));
         if (!s->source)
                 snprintf(status, sizeof(status), "No usable time on disk; waiting for the network and NTP");
         else if (s->stepped) {
@@ -476,11 +478,19 @@ static void say_ready(struct daemon *d)
         notify(d, state);
 }
 
-/* Synchronised by NTP already when the daemon starts: then there is nothing to hand over. */
+/*
+ * Synchronised by NTP already when the daemon starts: then there is nothing to hand over, and
+ * nothing to report (not even where ntpsec 1.2 started first and says so falsely: no entry is
+ * better than a false one).
+ */
 static void look_for_sync_at_start(struct daemon *d)
 {
-        if (file_stat(d->c->timesync_flag, &d->flag_at_start) == 0)
-                d->flag_was_there = true;
+        int r = handoff_flag_open(&d->flag, d->c->timesync_flag);
+        if (r == -ENOENT)
+                log_debug("Not watching %s: not even its parent directory exists", d->c->timesync_flag);
+        else if (r < 0)
+                log_debug_errno(r, "Not watching %s: %m", d->c->timesync_flag);
+        d->fd[WATCH_FLAG] = d->flag.fd;
         if (clock_ntp_synchronized() <= 0)
                 return;
         log_info("The clock is already synchronised by NTP: nothing to hand over");
@@ -488,6 +498,7 @@ static void look_for_sync_at_start(struct daemon *d)
                 d->c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
                            : "Synchronised by NTP already");
         d->state = HANDOFF_SYNCHRONIZED;
+        stop_watching_flag(d);
 }
 
 /* Opens the route and clock-step watches, and sets the timers from now. */
@@ -512,7 +523,8 @@ static void start_watching(struct daemon *d)
 
         usec_t start = clock_boottime();
         d->check_every = CHECK_FIRST;
-        d->due[HANDOFF_TIMER_CHECK] = start + d->check_every;
+        /* Before the network is up, only a route or a step brings a look (on_route, on_clock_step). */
+        d->due[HANDOFF_TIMER_CHECK] = d->network_up ? start + d->check_every : USEC_INFINITY;
         d->due[HANDOFF_TIMER_TIMEOUT] = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
         d->due[HANDOFF_TIMER_SAVE] = c->save_interval > 0 ? add_usec(start, c->save_interval)
                                                           : USEC_INFINITY;
@@ -534,7 +546,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 .c = c,
                 .s = s,
                 .state = HANDOFF_WAITING_FOR_NETWORK,
-                .fd = { -1, -1, -1 },
+                .fd = { -1, -1, -1, -1 },
+                .flag = { .fd = -1, .wd_dir = -1, .wd_parent = -1 },
                 .stamp = { .path = c->stamp_path, .dry_run = c->dry_run },
         };
         const char *reason = NULL;
@@ -544,6 +557,8 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
         /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
         r = watch_signals(&d);
         d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
+        sync_watch_init(&d.sync,
+                sync_expects_step(s->realtime, s->boottime, s->source != NULL, s->target, s->floor));
         if (!d.have_sd)
                 log_debug("No libsystemd: %s", reason);
         say_ready(&d);

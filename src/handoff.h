@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "handoff-report.h"
 #include "time-util.h"
 
 /* Where systemd-timesyncd says it synchronised (it touches the file each time). */
@@ -28,18 +29,6 @@ struct handoff_config {
         const struct learn_config *learn; /* at synchronisation: what is in the future, recorded; or NULL */
 };
 
-/* What `set` did, as the daemon started. */
-struct handoff_start {
-        const char *source; /* the winning source ("journal:last_commit"), "build", or NULL if none */
-        const char *device; /* its device, or NULL */
-        bool stepped;       /* clockfix set the clock (else it was already later) */
-        bool would_set;     /* --dry-run: it would have set it */
-        usec_t before;      /* when it set it: the clock just before */
-        usec_t target;      /* the estimate plus the margin: what it set or would set (else realtime) */
-        usec_t realtime;    /* the clock right after set ... */
-        usec_t boottime;    /* ... and CLOCK_BOOTTIME then */
-};
-
 /*
  * Runs until NTP synchronised the clock (or for ever with stay), the timeout
  * passes, or SIGTERM/SIGINT. Returns 0, or -errno when it cannot run at all.
@@ -48,21 +37,6 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s);
 
 /* Tells systemd the service is ready, with status, when the daemon stops before handoff_run(). */
 void handoff_ready(const char *status);
-
-/*
- * Pure: how far NTP moved the clock since the start: the clock now, minus
- * where it would be had nobody touched it since (start + elapsed boot time).
- * Positive when the estimate was behind the true time.
- */
-int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime);
-
-/*
- * Pure: how far clockfix's estimate (s->target) was from the true time,
- * given NTP's correction: positive when it was ahead. When clockfix set the
- * clock that is minus the correction; when the clock was already later, the
- * estimate's own error, not the clock's.
- */
-int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction);
 
 /*
  * The daemon's states (docs/design.md §6). Whether the network is up is one
@@ -94,6 +68,17 @@ bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer);
 
 /* Pure: the earliest due time (CLOCK_BOOTTIME) of the timers armed in state, or USEC_INFINITY. */
 usec_t handoff_next_wake(enum handoff_state state, const usec_t due[static _HANDOFF_TIMER_MAX]);
+
+struct sync_watch;
+
+/*
+ * Pure: when to look for synchronisation next, at boot time now: while the network is down
+ * nothing but an event (a route, a step) brings a look; once it is up every check_every (backing
+ * off to 32 s), and every 0.5 s for 10 minutes after a step (a client lowers the maximum error
+ * seconds to minutes after its step: chrony 2 s, openntpd up to 6 minutes), and when a sign with
+ * no step behind it is old enough to be taken (SYNC_SETTLE). USEC_INFINITY: never.
+ */
+usec_t handoff_next_check(const struct sync_watch *w, bool network_up, usec_t check_every, usec_t now);
 
 /* Pure: poll()'s timeout until the boot time wake: milliseconds rounded up, 0 when past, -1 for never. */
 int handoff_poll_timeout(usec_t wake, usec_t now);

@@ -52,19 +52,35 @@ cpu_ticks() {
         { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v g="$1" '$5 == g { t += $14 + $15 } END { print t + 0 }'
 }
 
+# wakeups PGID: the voluntary context switches so far of the clockfix of a process group (the
+# daemon, whatever runs it): each return from its poll() (and each wait on a write); "" under an
+# exe wrapper (qemu-user's own threads wake it)
+wakeups() {
+        local p
+        [ ${#EXE_WRAPPER[@]} -eq 0 ] || return 0
+        for p in /proc/[0-9]*; do
+                [ "$(cat "$p/comm" 2>/dev/null)" == clockfix ] || continue
+                awk -v g="$1" '{ exit !($5 == g) }' "$p/stat" 2>/dev/null || continue
+                sed -n 's/^voluntary_ctxt_switches:[^0-9]*//p' "$p/status"
+                return 0
+        done
+}
+
 HZ=$(getconf CLK_TCK)
 WINDOW=3
-declare -A SPENT
+declare -A SPENT WOKE
 # idle_cpu MODE PGID: the CPU seconds the group used over WINDOW seconds; fails above 0.3 s (a spinning
-# loop uses the whole window, or what the load leaves of it: more than a second in any case)
+# loop uses the whole window, or what the load leaves of it: more than a second in any case); and
+# the daemon's wake-ups then (PGID is its pid: start), in WOKE[MODE]
 idle_cpu() {
-        local before after
+        local before after w0 w1
         kill -0 "$2" 2>/dev/null || fail "$1: the daemon is gone: $(cat "$TMP/$1.err")"
-        before=$(cpu_ticks "$2")
+        before=$(cpu_ticks "$2") w0=$(wakeups "$2")
         sleep "$WINDOW"
-        after=$(cpu_ticks "$2")
+        after=$(cpu_ticks "$2") w1=$(wakeups "$2")
         SPENT[$1]=$(awk -v t=$((after - before)) -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }')
-        echo "$1: ${SPENT[$1]} s of CPU in $WINDOW s"
+        WOKE[$1]=${w1:+$((w1 - w0))}
+        echo "$1: ${SPENT[$1]} s of CPU in $WINDOW s${w1:+, woke ${WOKE[$1]} times}"
         [ $(((after - before) * 10)) -le $((3 * HZ)) ] ||
                 fail "$1: ${SPENT[$1]} s of CPU in $WINDOW s: the daemon spins: $(tail -5 "$TMP/$1.err")"
 }
@@ -110,6 +126,8 @@ sleep $((ready + timeout + 1 - $(date +%s)))
 grep -q "No NTP synchronisation within" "$TMP/stay-timeout-synced.err" &&
         fail "stay-timeout-synced: the timeout after the synchronisation: $(cat "$TMP/stay-timeout-synced.err")"
 idle_cpu stay-timeout-synced "$daemon"
+# Done with NTP, with no stamp to keep: nothing at all wakes it.
+[ -z "${WOKE[stay-timeout-synced]}" ] || assert_eq "${WOKE[stay-timeout-synced]}" 0 "stay-timeout-synced: wake-ups once NTP synchronised"
 stop stay-timeout-synced
 
 # 2. The same from the configuration file, and the timeout from the kernel command line: when the
@@ -134,6 +152,8 @@ ip netns add "$NS-empty"
 start no-network ip netns exec "$NS-empty" "${NOCAP[@]}" "$CLOCKFIX" daemon --stay --save-interval 0 "${COMMON[@]}"
 idle_cpu no-network "$daemon"
 grep -q "Network is up" "$TMP/no-network.err" && fail "no-network: network up: $(cat "$TMP/no-network.err")"
+# Before the network is up, only an event wakes it (a route, a step of the clock, a signal).
+[ -z "${WOKE[no-network]}" ] || assert_eq "${WOKE[no-network]}" 0 "no-network: wake-ups before the network is up"
 stop no-network
 ip netns del "$NS-empty"
 

@@ -15,6 +15,7 @@ NS=clockfix-test-$$
 cleanup_daemon() {
         ip netns del "$NS" 2>/dev/null || true
         ip netns del "$NS-6" 2>/dev/null || true
+        ip netns del "$NS-flag" 2>/dev/null || true
         [ -z "${WRITER:-}" ] || kill "$WRITER" 2>/dev/null || true
         # A daemon left running by a failed check holds the test's stdout: meson would wait for it.
         [ -z "${daemon:-}" ] || kill -KILL "$daemon" 2>/dev/null || true
@@ -131,16 +132,54 @@ d3=$(cat "$TMP/d3.err")
 if [ "$host_synced" == false ]; then
         # Not before the flag was touched.
         assert_match "$(sed -n '/touching the flag/,$p' <<<"$d3")" \
-                "Clock synchronised by NTP \(timesyncd\) [0-9.]+ s after clockfix started \(it left the clock alone\): NTP corrected the clock by [-+][0-9.]+ s; the estimate from superblock:last_write of $TMP/old.img was -[0-9.]+ s off" \
+                "Clock synchronised by NTP \(timesyncd\) [0-9.]+ s after clockfix started \(it left the clock alone\), with no step: NTP corrected the clock by [-+][0-9.]+ s; the estimate from superblock:last_write of $TMP/old.img was -[0-9.]+ s off" \
                 "synchronised after the flag was touched"
         correction=$(sed -n 's/.*CLOCKFIX_CORRECTION_USEC=\(-\{0,1\}[0-9]*\) .*/\1/p' <<<"$d3")
-        error=$(sed -n 's/.*CLOCKFIX_ESTIMATE_ERROR_USEC=\(-\{0,1\}[0-9]*\)\].*/\1/p' <<<"$d3")
+        error=$(sed -n 's/.*CLOCKFIX_ESTIMATE_ERROR_USEC=\(-\{0,1\}[0-9]*\)[] ].*/\1/p' <<<"$d3")
         [ -n "$correction" ] && [ "${correction#-}" -lt 1000000 ] || fail "nobody stepped the clock, yet: $d3"
         # The clock was right; the estimate, the disk's time (a day old) plus a second, a day behind.
         [ -n "$error" ] && [ "$error" -gt -$(((86400 + 30) * 1000000)) ] && [ "$error" -lt -$(((86400 - 30) * 1000000)) ] ||
                 fail "CLOCKFIX_ESTIMATE_ERROR_USEC=$error, expected a day behind: $d3"
 else
         assert_match "$d3" "already synchronised by NTP: nothing to hand over" "the host's clock is synchronised"
+fi
+
+# The same where timesyncd makes its directory only after the daemon started (as it does at boot,
+# after clockfix.service), in a network namespace with no route: no timer looks for NTP then, and
+# the flag is seen through its watch (inotify on /run/systemd, then on the directory).
+ip netns add "$NS-flag"
+cat >"$TMP/flag-later.sh" <<'SH'
+set -e
+mount -t tmpfs tmpfs /run/systemd
+"$@" &
+daemon=$!
+i=0
+while ! grep -q READY=1 "$NOTIFY_LOG" && [ $i -lt 600 ]; do
+        sleep 0.1
+        i=$((i + 1))
+done
+sleep 1
+mkdir /run/systemd/timesync
+while kill -0 "$daemon" 2>/dev/null; do
+        echo "touching the flag" >&2
+        touch /run/systemd/timesync/synchronized
+        sleep 1
+done
+wait "$daemon"
+SH
+listen "$TMP/notify3"
+rc=0
+NOTIFY_SOCKET=$TMP/notify3 NOTIFY_LOG=$TMP/notify3.log timeout 60 ip netns exec "$NS-flag" \
+        unshare -m --propagation private bash "$TMP/flag-later.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run \
+        "${COMMON[@]}" 2>"$TMP/d4.err" || rc=$?
+stop_listening
+assert_eq "$rc" 0 "flag made later: exit ($(cat "$TMP/d4.err"))"
+if [ "$host_synced" == false ]; then
+        assert_match "$(sed -n '/touching the flag/,$p' "$TMP/d4.err")" "Clock synchronised by NTP \(timesyncd\)" \
+                "flag made later, no network: synchronised after the flag was touched"
+        grep -q "Network is up" "$TMP/d4.err" && fail "flag made later: a route in an empty namespace: $(cat "$TMP/d4.err")"
+else
+        assert_match "$(cat "$TMP/d4.err")" "already synchronised by NTP: nothing to hand over" "the host's clock is synchronised"
 fi
 
 ############################################################################

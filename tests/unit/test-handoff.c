@@ -2,16 +2,20 @@
 /*
  * test-handoff: the pure parts of the daemon: how far NTP corrected the
  * estimate, when the stamp may be written, which timers count in each state
- * and when the loop wakes, which rtnetlink messages are a default route, and
- * the configuration file's lines.
+ * and when the loop wakes, when a sign of NTP is its synchronisation (each
+ * client's ways, as they were seen in real boots), which rtnetlink messages
+ * are a default route, and the configuration file's lines.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/rtnetlink.h>
 
+#include "clock.h"
 #include "conf.h"
+#include "handoff-report.h"
 #include "handoff-stamp.h"
+#include "handoff-sync.h"
 #include "handoff.h"
 #include "route.h"
 #include "test.h"
@@ -146,6 +150,148 @@ static size_t route_msg(void *buf, int type, int family, unsigned dst_len, unsig
         return h->nlmsg_len;
 }
 
+static void test_sync_sign(void)
+{
+        struct ntp_kernel unsynced = { .maxerror = NTP_MAXERROR_UNSYNCED }, low = { .maxerror = 4444 },
+                          pll = { .maxerror = NTP_MAXERROR_UNSYNCED, .pll = true },
+                          ntpsec_start = { .maxerror = 16, .pll = true };
+
+        check_int(sync_sign_of(&unsynced, false), SYNC_SIGN_NONE);
+        check_int(sync_sign_of(NULL, false), SYNC_SIGN_NONE);
+        /* 16 s less a microsecond counts: systemd-timedated's rule. */
+        check_int(sync_sign_of(&(struct ntp_kernel){ .maxerror = NTP_MAXERROR_UNSYNCED - 1 }, false),
+                SYNC_SIGN_KERNEL);
+        check_int(sync_sign_of(&low, false), SYNC_SIGN_KERNEL);
+        check_int(sync_sign_of(&ntpsec_start, false), SYNC_SIGN_KERNEL);
+        /* busybox ntpd: the PLL on, the maximum error never lowered. */
+        check_int(sync_sign_of(&pll, false), SYNC_SIGN_PLL);
+        /* timesyncd's flag first: it says more than the kernel. */
+        check_int(sync_sign_of(&unsynced, true), SYNC_SIGN_TIMESYNCD);
+        check_int(sync_sign_of(&low, true), SYNC_SIGN_TIMESYNCD);
+        check_str(sync_sign_name(SYNC_SIGN_KERNEL), "kernel");
+        check_str(sync_sign_name(SYNC_SIGN_PLL), "kernel-pll");
+        check_str(sync_sign_name(SYNC_SIGN_TIMESYNCD), "timesyncd");
+        check_str(sync_sign_name(SYNC_SIGN_NONE), "none");
+}
+
+static void test_expects_step(void)
+{
+        usec_t floor = S(1790000000), target = S(1796000000);
+
+        /* clockfix set the clock to its estimate 0.5 s ago, 5 s into the boot. */
+        check(sync_expects_step(target + 500000, S(5), true, target, floor));
+        /* The initramfs set it at 2 s, the daemon starts at 9 s: 7 s later, within the 9 s of the boot. */
+        check(sync_expects_step(target + S(7), S(9), true, target, floor));
+        check(sync_expects_step(target + S(9), S(9), true, target, floor));
+        /* Later than the estimate plus the whole boot: from an RTC, or NTP before a restart. */
+        check(!sync_expects_step(target + S(10), S(9), true, target, floor));
+        check(!sync_expects_step(target + S(86400), S(9), true, target, floor));
+        /* Behind the estimate (--dry-run did not set it): NTP must step it. */
+        check(sync_expects_step(target - S(3600), S(9), true, target, floor));
+        /* No estimate: only a clock before the floor is known to be wrong. */
+        check(sync_expects_step(S(946684800), S(9), false, 0, floor));
+        check(!sync_expects_step(floor + S(1), S(9), false, 0, floor));
+        check(sync_expects_step(floor - S(1), S(9000), true, target, floor));
+}
+
+/* One look at the clock in a client's boot: at boot time AT s, a step (STEP), or a look that
+ * finds SIGN and must give VERDICT. */
+struct look {
+        double at;
+        bool step;
+        enum sync_sign sign;
+        enum sync_verdict verdict;
+};
+
+#define STEP(t)                                                                                             \
+        {                                                                                                   \
+                t, true, SYNC_SIGN_NONE, SYNC_NOT_YET                                                       \
+        }
+#define LOOK(t, s, v)                                                                                       \
+        {                                                                                                   \
+                t, false, SYNC_SIGN_##s, SYNC_##v                                                           \
+        }
+
+/* Plays the looks on a watch started with step_expected; the index of the first wrong verdict, or -1. */
+static int play(bool step_expected, const struct look *looks, size_t n)
+{
+        struct sync_watch w;
+
+        sync_watch_init(&w, step_expected);
+        for (size_t i = 0; i < n; i++) {
+                usec_t now = (usec_t)(looks[i].at * USEC_PER_SEC);
+                if (looks[i].step)
+                        sync_watch_step(&w, now);
+                else if (sync_watch_judge(&w, looks[i].sign, now) != looks[i].verdict)
+                        return (int)i;
+        }
+        return -1;
+}
+
+#define PLAY(expected, ...)                                                                                 \
+        do {                                                                                                \
+                const struct look l_[] = { __VA_ARGS__ };                                                   \
+                check_int(play(expected, l_, sizeof(l_) / sizeof(l_[0])), -1);                              \
+        } while (0)
+
+static void test_sync_watch(void)
+{
+        /* systemd-timesyncd: steps and lowers the maximum error in one call, then touches its flag. */
+        PLAY(true, LOOK(5, NONE, NOT_YET), STEP(17.0), LOOK(17.0, KERNEL, REAL));
+        PLAY(true, STEP(17.0), LOOK(17.0, TIMESYNCD, REAL));
+        /* chrony: a step of nothing at its start (not a step: the daemon does not pass it on), the
+         * real step, the maximum error lowered 2 s later. */
+        PLAY(true, LOOK(12.6, NONE, NOT_YET), STEP(17.06), LOOK(17.06, NONE, NOT_YET),
+                LOOK(17.56, NONE, NOT_YET), LOOK(19.06, NONE, NOT_YET), LOOK(19.56, KERNEL, REAL));
+        /* ntpsec 1.2: synchronised as it starts, before any reply; its step 8 s later; the PLL on. */
+        PLAY(true, LOOK(12.0, KERNEL, UNSTEPPED), LOOK(14.0, KERNEL, UNSTEPPED), STEP(20.0),
+                LOOK(20.0, PLL, REAL));
+        /* ntpsec with Debian's minsane 3 and one server: the false sign for ever, no step, never real. */
+        PLAY(true, LOOK(12.0, KERNEL, UNSTEPPED), LOOK(60.0, KERNEL, UNSTEPPED),
+                LOOK(3600.0, KERNEL, UNSTEPPED), LOOK(30000.0, KERNEL, UNSTEPPED));
+        /* busybox ntpd: the step, the PLL on a moment later, the maximum error never lowered. */
+        PLAY(true, STEP(15.0), LOOK(15.0, NONE, NOT_YET), LOOK(15.5, PLL, REAL));
+        /* openntpd -s: the step at its first reply, "clock is now synced" minutes later. */
+        PLAY(true, STEP(14.0), LOOK(14.0, NONE, NOT_YET), LOOK(180.0, NONE, NOT_YET),
+                LOOK(210.5, KERNEL, REAL));
+
+        /* A clock that was right already (an RTC): a real synchronisation with no step to make is
+         * taken once it held SYNC_SETTLE with no step... */
+        PLAY(false, LOOK(20.0, KERNEL, SETTLING), LOOK(49.9, KERNEL, SETTLING), LOOK(50.0, KERNEL, REAL));
+        /* ... at once from timesyncd's flag ... */
+        PLAY(false, LOOK(20.0, TIMESYNCD, REAL));
+        /* ... and ntpsec's false sign is passed over when its step comes within SYNC_SETTLE. */
+        PLAY(false, LOOK(12.0, KERNEL, SETTLING), STEP(20.0), LOOK(20.0, PLL, REAL));
+        /* A sign that goes away starts again from nothing. */
+        PLAY(false, LOOK(10.0, KERNEL, SETTLING), LOOK(30.0, NONE, NOT_YET), LOOK(35.0, KERNEL, SETTLING),
+                LOOK(64.9, KERNEL, SETTLING), LOOK(65.0, KERNEL, REAL));
+        /* A step with no sign after it is not a synchronisation (date -s, timesyncd's clock file). */
+        PLAY(true, STEP(8.0), LOOK(8.0, NONE, NOT_YET), LOOK(600.0, NONE, NOT_YET));
+}
+
+static void test_next_check(void)
+{
+        struct sync_watch w;
+
+        /* The network down and no step: nothing wakes the daemon but an event. */
+        sync_watch_init(&w, true);
+        check(handoff_next_check(&w, false, S(1), S(100)) == USEC_INFINITY);
+        /* The network up: the backing off interval. */
+        check(handoff_next_check(&w, true, S(8), S(100)) == S(108));
+        check(handoff_next_check(&w, true, USEC_INFINITY, S(100)) == USEC_INFINITY);
+        /* After a step: every 0.5 s for 10 minutes, network or not; then back to the interval. */
+        sync_watch_step(&w, S(100));
+        check(handoff_next_check(&w, false, S(1), S(100)) == S(100) + 500000);
+        check(handoff_next_check(&w, true, S(32), S(699)) == S(699) + 500000);
+        check(handoff_next_check(&w, true, S(32), S(700)) == S(732));
+        check(handoff_next_check(&w, false, S(32), S(700)) == USEC_INFINITY);
+        /* A sign settling: looked at again when it is old enough. */
+        sync_watch_init(&w, false);
+        check_int(sync_watch_judge(&w, SYNC_SIGN_KERNEL, S(40)), SYNC_SETTLING);
+        check(handoff_next_check(&w, true, S(32), S(41)) == S(70));
+        check(handoff_next_check(&w, true, S(8), S(41)) == S(49));
+}
+
 static void test_route(void)
 {
         _Alignas(struct nlmsghdr) char buf[256];
@@ -232,6 +378,10 @@ int main(void)
         test_estimate_error();
         test_save_due();
         test_timers();
+        test_sync_sign();
+        test_expects_step();
+        test_sync_watch();
+        test_next_check();
         test_route();
         test_conf();
         test_end();

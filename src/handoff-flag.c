@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* handoff-flag: timesyncd's flag file, new or not, and the inotify watch that wakes the daemon */
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "handoff-flag.h"
+
+/* What touching, making or moving the flag into place does to its directory. */
+#define FLAG_EVENTS (IN_ATTRIB | IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO)
+
+/* dir, a copy of path without its last component ("" for a bare name); false when too long. */
+static bool dir_of_path(const char *path, char dir[static PATH_MAX])
+{
+        const char *slash = strrchr(path, '/');
+        size_t n = slash ? (size_t)(slash - path) : 0;
+
+        if (n >= PATH_MAX)
+                return false;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+        return true;
+}
+
+/* Watches the flag's directory, else its parent (until the directory is made). 0 or -errno. */
+static int watch(struct handoff_flag *f)
+{
+        char dir[PATH_MAX], parent[PATH_MAX];
+
+        if (!dir_of_path(f->path, dir) || !dir_of_path(dir, parent) || !dir[0] || !parent[0])
+                return -EINVAL;
+        f->wd_dir = inotify_add_watch(f->fd, dir, FLAG_EVENTS | IN_ONLYDIR);
+        if (f->wd_dir < 0 && errno != ENOENT)
+                return -errno;
+        if (f->wd_dir < 0) {
+                f->wd_parent = inotify_add_watch(f->fd, parent, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+                if (f->wd_parent < 0)
+                        return -errno;
+                /* Made in between: the watch of the parent saw nothing of it. */
+                f->wd_dir = inotify_add_watch(f->fd, dir, FLAG_EVENTS | IN_ONLYDIR);
+        }
+        /* The directory watched: what else is made in its parent (/run/systemd) does not matter. */
+        if (f->wd_dir >= 0 && f->wd_parent >= 0) {
+                (void)inotify_rm_watch(f->fd, f->wd_parent);
+                f->wd_parent = -1;
+        }
+        return 0;
+}
+
+int handoff_flag_open(struct handoff_flag *f, const char *path)
+{
+        int r;
+
+        *f = (struct handoff_flag){ .path = path, .fd = -1, .wd_dir = -1, .wd_parent = -1 };
+        f->was_there = file_stat(path, &f->at_start) == 0;
+        f->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+        if (f->fd < 0)
+                return -errno;
+        r = watch(f);
+        if (r < 0) {
+                handoff_flag_close(f);
+                return r;
+        }
+        return 0;
+}
+
+bool handoff_flag_read(struct handoff_flag *f)
+{
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        bool look = false;
+        ssize_t n;
+
+        while ((n = read(f->fd, buf, sizeof(buf))) > 0)
+                for (char *p = buf; p < buf + n;) {
+                        const struct inotify_event *e = (const struct inotify_event *)p;
+                        p += sizeof(*e) + e->len;
+                        /* The directory went (timesyncd stopped): its parent again, until it is back. */
+                        if (e->wd == f->wd_dir && (e->mask & IN_IGNORED)) {
+                                f->wd_dir = -1;
+                                (void)watch(f);
+                        } else if (e->wd == f->wd_parent && f->wd_dir < 0)
+                                (void)watch(f);
+                        look = true;
+                }
+        return look;
+}
+
+bool handoff_flag_new(const struct handoff_flag *f)
+{
+        struct file_stat st;
+
+        if (file_stat(f->path, &st) < 0)
+                return false;
+        return !f->was_there || st.ctime.tv_sec != f->at_start.ctime.tv_sec ||
+                st.ctime.tv_nsec != f->at_start.ctime.tv_nsec || st.ino != f->at_start.ino;
+}
+
+void handoff_flag_close(struct handoff_flag *f)
+{
+        if (f->fd >= 0)
+                close(f->fd);
+        f->fd = f->wd_dir = f->wd_parent = -1;
+}
