@@ -10,10 +10,14 @@ BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsys
 # initramfs-tools), cpio, zstd, kmod (depmod), debootstrap (the root of the systemd guest); clang
 # for a build of its own (tests/run.sh), and with its sanitizer and libFuzzer runtimes for the
 # fuzz targets; man (man-db, with groff) for the man pages; shellcheck and checkbashisms (devscripts,
-# without its recommends) for the init scripts.
+# without its recommends) for the init scripts; for the tests' NTP server, the libraries of
+# Debian's chronyd, which the tests only unpack (installing chrony would start a daemon that
+# disciplines this machine's clock); dpkg-dev (dpkg-source) and make, to build busybox's ntpd
+# from Debian's source package.
 TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
-        clang libclang-rt-14-dev man-db shellcheck devscripts)
+        clang libclang-rt-14-dev man-db shellcheck devscripts
+        libcap2 libedit2 libgnutls30 libnettle8 libseccomp2 dpkg-dev make)
 
 # For the builds for boards (tests/cross.sh): the cross compilers, qemu-user to run the tests of
 # the target's programs, qemu-system-arm for the ARM guests (qemu-system-aarch64 too).

@@ -20,8 +20,11 @@ VM_DEBIAN_SILENCE=${VM_DEBIAN_SILENCE:-120}
 VM_DEBIAN_DISK_SIZE=${VM_DEBIAN_DISK_SIZE:-1G}
 # What the cached roots are made of (vm_debian_root): a cache made by another recipe is made again.
 DEBIAN_RECIPE="bookworm minbase systemd-sysv,udev,iproute2,dbus recipe 2"
-DEBIAN_SYSVINIT_RECIPE="bookworm minbase sysvinit-core,iproute2 recipe 2"
+DEBIAN_SYSVINIT_RECIPE="bookworm minbase sysvinit-core,iproute2, then chrony recipe 3"
 DEBIAN_OPENRC_RECIPE="openrc for sysv-rc recipe 1"
+DEBIAN_NTP_RECIPE="ntp clients systemd-timesyncd chrony ntpsec openntpd, networkd at 192.0.2.2 recipe 1"
+# The NTP clients of the root named ntp, none of them enabled: a boot enables the one it tries.
+DEBIAN_NTP_CLIENTS="systemd-timesyncd chrony ntpsec openntpd"
 
 # vm_debian_mirror: sets DEBIAN_MIRROR (unless already set) to the Debian archive the host's apt
 # uses for bookworm (deb822 .sources first, then sources.list), and exports http_proxy and
@@ -136,16 +139,20 @@ vm_debian_bootstrap() {
 # the first time, and DEBIAN_ROOT_INFO to how long that took and how big the root is. NAME:
 # - systemd (the default): minbase with systemd as init (vm_debian_configure; 40 to 70 s);
 # - sysvinit: minbase with sysvinit-core, whose sysv-rc runs the LSB scripts of /etc/init.d in the
-#   order insserv gives them, as Devuan does (vm_debian_configure_sysvinit; 40 to 70 s);
+#   order insserv gives them, as Devuan does (vm_debian_configure_sysvinit; 40 to 70 s), and
+#   chrony, enabled by its package, its server the tests' (vm_debian_ntp_server);
 # - openrc: a copy of the sysvinit root where OpenRC replaced sysv-rc (vm_debian_openrc; seconds
 #   more): one debootstrap serves both, and a debootstrap with openrc fails (it cannot leave
-#   sysvinit-core's sysv-rc out).
+#   sysvinit-core's sysv-rc out);
+# - ntp: a copy of the systemd root with the NTP clients of Debian 12 installed, none enabled, and
+#   systemd-networkd giving the guest 192.0.2.2/24 via 192.0.2.1 (vm_debian_ntp; 20 to 40 s more).
 vm_debian_root() {
         local name=${1:-systemd} prefix recipe package work lock started ms
         case "$name" in
         systemd) prefix=debian recipe=$DEBIAN_RECIPE package=systemd ;;
         sysvinit) prefix=debian-sysvinit recipe=$DEBIAN_SYSVINIT_RECIPE package=sysvinit-core ;;
         openrc) prefix=debian-openrc recipe="$DEBIAN_SYSVINIT_RECIPE; $DEBIAN_OPENRC_RECIPE" package=openrc ;;
+        ntp) prefix=debian-ntp recipe="$DEBIAN_RECIPE; $DEBIAN_NTP_RECIPE" package=chrony ;;
         *) fail "vm_debian_root: no root named $name" ;;
         esac
         DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
@@ -173,6 +180,12 @@ vm_debian_root() {
         sysvinit)
                 vm_debian_bootstrap "$work" sysvinit-core,iproute2
                 vm_debian_configure_sysvinit "$work"
+                # An NTP client as Devuan installs it: chrony, enabled by its package (update-rc.d).
+                : >"$VM_CACHE/packages.log"
+                vm_debian_download "$work" "$work/tmp/debs" chrony
+                vm_debian_dpkg "$work" "$work/tmp/debs"
+                rm -rf "$work/tmp/debs"
+                vm_debian_ntp_server "$work"
                 ;;
         openrc)
                 vm_debian_root sysvinit
@@ -180,6 +193,13 @@ vm_debian_root() {
                 tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
                 DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
                 vm_debian_openrc "$work"
+                ;;
+        ntp)
+                vm_debian_root systemd
+                mkdir -p "$work"
+                tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
+                DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
+                vm_debian_ntp "$work"
                 ;;
         esac
         ms=$((($(date +%s%N) - started) / 1000000))
@@ -235,6 +255,98 @@ vm_debian_openrc() {
                 'dpkg --remove --force-depends sysv-rc && dpkg -i /tmp/openrc-debs/*.deb' >"$VM_CACHE/openrc.log" 2>&1 ||
                 { tail -n 20 "$VM_CACHE/openrc.log" >&2; fail "installing openrc in place of sysv-rc failed (see $VM_CACHE/openrc.log)"; }
         rm -rf "$dir/tmp/openrc-debs"
+}
+
+# vm_debian_download DIR DEBS PACKAGE...: downloads into the folder DEBS (in the tree DIR) the
+# packages PACKAGE... with what they need that DIR lacks: this machine's apt (the same release)
+# resolves them against DIR's own dpkg status
+vm_debian_download() {
+        local dir=$1 debs=$2
+        shift 2
+        mkdir -p "$debs/partial"
+        apt-get install -y -q --download-only --no-install-recommends -o Dir::State::status="$dir/var/lib/dpkg/status" \
+                -o Dir::Cache::archives="$debs" "$@" >>"$VM_CACHE/packages.log" 2>&1 ||
+                { tail -n 20 "$VM_CACHE/packages.log" >&2; fail "cannot download $* for the Debian root (see $VM_CACHE/packages.log)"; }
+        rm -rf "$debs/partial" "$debs/lock"
+}
+
+# vm_debian_dpkg DIR DEBS [DPKG-OPTION...]: installs the packages of the folder DEBS (in the tree
+# DIR; vm_debian_download) with dpkg in a chroot of DIR, offline, with DPKG-OPTIONs. Nothing may start a service
+# there (a policy-rc.d refuses all): a daemon started in the chroot would run on this machine, and
+# an NTP client would set its clock.
+vm_debian_dpkg() {
+        local dir=$1 debs=$2
+        shift 2
+        printf '#!/bin/sh\n# clockfix tests: no service starts while packages are installed\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+        chmod 755 "$dir/usr/sbin/policy-rc.d"
+        # dpkg -i unpacks in the order of the names and leaves out what pre-depends on a package of
+        # the same run (python3 on python3-minimal on python3.11-minimal): each run, once those are
+        # configured, installs the next.
+        unshare -m --propagation private chroot "$dir" /bin/sh -c \
+                'for run in 1 2 3; do dpkg -i "$@" "'"${debs#"$dir"}"'"/*.deb && exit 0; done; exit 1' sh "$@" \
+                >>"$VM_CACHE/packages.log" 2>&1 ||
+                { tail -n 20 "$VM_CACHE/packages.log" >&2; fail "installing ${debs##*/} in the Debian root failed (see $VM_CACHE/packages.log)"; }
+        rm -f "$dir/usr/sbin/policy-rc.d"
+}
+
+# vm_debian_ntp DIR: installs the NTP clients of Debian 12 (DEBIAN_NTP_CLIENTS) into the systemd
+# tree DIR, each as its package has it but for its server, 192.0.2.1, and none enabled: a boot
+# enables the one it tries (vm_debian_disk's COMMAND). They conflict (each provides time-daemon)
+# and could not be installed side by side by apt: each is installed with what it needs, the later
+# ones over the conflict; openntpd's /usr/sbin/ntpd, which ntpsec has too, is diverted to
+# /usr/sbin/openntpd.ntpd (openntpd runs as a daemon under any name but ntpctl), and
+# openntpd.service runs it from there. systemd-networkd gives the guest's Ethernet card
+# 192.0.2.2/24 with a default route via 192.0.2.1, the test's NTP server (tests/vm/ntp.sh).
+vm_debian_ntp() {
+        local dir=$1 c
+        : >"$VM_CACHE/packages.log"
+        # Each resolved against the root as it is: once one is in, apt sees the others' conflict.
+        for c in $DEBIAN_NTP_CLIENTS; do
+                vm_debian_download "$dir" "$dir/tmp/debs/$c" "$c"
+        done
+        vm_debian_dpkg "$dir" "$dir/tmp/debs/systemd-timesyncd"
+        vm_debian_dpkg "$dir" "$dir/tmp/debs/chrony" --force-conflicts
+        vm_debian_dpkg "$dir" "$dir/tmp/debs/ntpsec" --force-conflicts
+        # (a diversion of ntpsec's: every other package's file goes elsewhere; the other files both
+        # have, an AppArmor profile and a man page, are openntpd's)
+        chroot "$dir" dpkg-divert --quiet --no-rename --package ntpsec --divert /usr/sbin/openntpd.ntpd --add /usr/sbin/ntpd
+        vm_debian_dpkg "$dir" "$dir/tmp/debs/openntpd" --force-conflicts --force-overwrite
+        rm -rf "$dir/tmp/debs"
+        # (and ntpsec's restart on a DHCP lease, which could start it in another client's boot)
+        unshare -m --propagation private chroot "$dir" systemctl disable --quiet chrony.service systemd-timesyncd.service \
+                ntpsec.service ntpsec-systemd-netif.path openntpd.service >>"$VM_CACHE/packages.log" 2>&1 ||
+                fail "cannot disable the NTP clients in the Debian root (see $VM_CACHE/packages.log)"
+        ! find "$dir/etc/systemd/system" -path '*.wants/*' | grep -E 'chrony|ntpsec|openntpd|timesyncd' | grep -v ntpsec-rotate-stats ||
+                fail "an NTP client is still enabled in the Debian root"
+        vm_debian_ntp_server "$dir"
+        mkdir -p "$dir/etc/systemd/system/openntpd.service.d"
+        printf '[Service]\nExecStartPre=\nExecStartPre=/usr/sbin/openntpd.ntpd -n $DAEMON_OPTS\nExecStart=\nExecStart=/usr/sbin/openntpd.ntpd $DAEMON_OPTS\n' \
+                >"$dir/etc/systemd/system/openntpd.service.d/clockfix-test.conf"
+        # The network: the guest's one Ethernet card, its address and route given.
+        printf '[Match]\nType=ether\n\n[Network]\nAddress=192.0.2.2/24\nGateway=192.0.2.1\n' \
+                >"$dir/etc/systemd/network/50-clockfix-test.network"
+        unshare -m --propagation private chroot "$dir" systemctl enable --quiet systemd-networkd.service \
+                >>"$VM_CACHE/packages.log" 2>&1 || fail "cannot enable systemd-networkd in the Debian root"
+        rm -rf "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/var/cache/apt/*.bin "$dir"/var/log/apt/*
+}
+
+# vm_debian_ntp_server DIR: the NTP server of the clients installed in the tree DIR: the test's,
+# 192.0.2.1 (tests/vm/ntp.sh), in place of the pools of their packages' configuration (chrony's
+# stays: its name does not resolve, and a source of its own directory is added to it)
+vm_debian_ntp_server() {
+        local dir=$1
+        if [ -d "$dir/etc/chrony" ]; then
+                mkdir -p "$dir/etc/chrony/sources.d"
+                echo 'server 192.0.2.1 iburst' >"$dir/etc/chrony/sources.d/clockfix-test.sources"
+        fi
+        if [ -d "$dir/etc/systemd/timesyncd.conf.d" ] || [ -f "$dir/etc/systemd/timesyncd.conf" ]; then
+                mkdir -p "$dir/etc/systemd/timesyncd.conf.d"
+                printf '[Time]\nNTP=192.0.2.1\n' >"$dir/etc/systemd/timesyncd.conf.d/clockfix-test.conf"
+        fi
+        [ ! -f "$dir/etc/ntpsec/ntp.conf" ] ||
+                sed -i -e 's/^pool /#pool /' -e '$a server 192.0.2.1 iburst' "$dir/etc/ntpsec/ntp.conf"
+        [ ! -f "$dir/etc/openntpd/ntpd.conf" ] ||
+                sed -i -e 's/^servers* /#&/' -e '$a server 192.0.2.1' "$dir/etc/openntpd/ntpd.conf"
 }
 
 # vm_debian_disk OUT OVERLAY [FAKE_TIME [COMMAND]]: an ext4 image OUT (VM_DEBIAN_DISK_SIZE, sparse)
@@ -346,7 +458,9 @@ mount --move /sys /root/sys
 mount --move /proc /root/proc
 exec switch_root /root /sbin/init "$@"
 INIT
-        for m in $(vm_modules ext4 crc32c_generic); do
+        # (and in a test with a network of its own, tests/vm/ntp.sh, the NIC's driver)
+        # shellcheck disable=SC2086 # a list of names
+        for m in $(vm_modules ext4 crc32c_generic ${VM_NET_MODULES:-}); do
                 echo "/$m"
                 extra+=("$KROOT/$m:/$m")
         done >"$TMP/debian-modules.ext4"
@@ -354,7 +468,8 @@ INIT
 }
 
 # vm_debian_qemu NAME INITRD DISK APPEND [QEMU-ARGS...]: sets VM_DEBIAN_CMD to the QEMU command
-# line of a boot (NAME unused): a PC with 2 CPUs and 512 MiB, DISK as virtio /dev/vda, no network, the serial
+# line of a boot (NAME unused): a PC with 2 CPUs and 512 MiB, DISK as virtio /dev/vda, no network
+# (with VM_NETNS, vm_ntp_server: QEMU in that namespace, a virtio NIC on its tap0), the serial
 # console on stdout, the RTC dead at 2000-01-01 (unless QEMU-ARGS hold an -rtc of their own), the
 # kernel told to mount nothing itself (root=/dev/vda ro) and to give systemd ttyS0, and power-off
 # ending QEMU
@@ -365,10 +480,11 @@ vm_debian_qemu() {
                 [ "$a" != -rtc ] || rtc=()
         done
         [ -n "${KERNEL:-}" ] || vm_kernel
-        VM_DEBIAN_CMD=(qemu-system-x86_64 -M pc -smp 2 -m 512M -nographic -nic none -no-reboot
+        VM_DEBIAN_CMD=(qemu-system-x86_64 -M pc -smp 2 -m 512M -nographic $(vm_nic) -no-reboot
                 -kernel "$KERNEL" -initrd "$initrd"
                 -append "console=ttyS0 panic=-1 reboot=t root=/dev/vda ro $append"
                 -drive "file=$disk,format=raw,if=virtio" "${rtc[@]}" "$@")
+        [ -z "${VM_NETNS:-}" ] || VM_DEBIAN_CMD=(ip netns exec "$VM_NETNS" "${VM_DEBIAN_CMD[@]}")
 }
 
 # vm_debian_finished NAME: fails, with the end of the console, unless the guest of the boot just
@@ -395,20 +511,16 @@ vm_debian_boot_cut() {
         vm_run "$1" "$VM_DEBIAN_TIMEOUT" "$VM_DEBIAN_SILENCE" "$5" -- "${VM_DEBIAN_CMD[@]}"
 }
 
-# vm_debian_clockfix OVERLAY STEP CONDITION: adds to the tree OVERLAY clockfix as a package puts
-# it (`meson install` of this build, clockfix.service enabled in sysinit.target; what went to
-# /lib moved to /usr/lib, as Debian 12's root is merged), its configuration file naming
-# clockfix-test-ntp.service as the NTP unit to start, that unit (ntp-play STEP: it steps the clock
-# STEP seconds, back when negative, and marks the kernel synchronised) where the kernel command
-# line matches CONDITION (ConditionKernelCommandLine=; it is not enabled: only clockfix starts
-# it), a test unit clockfix-test-net that adds a default route 3 s into multi-user, and
-# /usr/local/libexec/clockfix-test-lib, the shell functions of the guest's test scripts (below).
-# Sets FLOOR to clockfix's floor (its build time, in seconds): the disks' times must be later than
-# it, and so later than both the dead RTC and the clock systemd starts from (its own build time,
-# 2026-04-27 for Debian 12's 252).
-vm_debian_clockfix() {
-        local overlay=$1 step=$2 condition=$3 unit conf
-        : "${NTP_PLAY:?run through meson test}"
+# vm_debian_install OVERLAY: adds to the tree OVERLAY clockfix as a package puts it (`meson
+# install` of this build, clockfix.service enabled in sysinit.target; what went to /lib moved to
+# /usr/lib, as Debian 12's root is merged) and /usr/local/libexec/clockfix-test-lib, the shell
+# functions of the guest's test scripts (below). Sets CONF to its configuration file's path in the
+# guest (/usr/local/etc/clockfix.conf for a /usr/local prefix), and FLOOR to clockfix's floor (its
+# build time, in seconds): the disks' times must be later than it, and so later than both the
+# dead RTC and the clock systemd starts from (its own build time, 2026-04-27 for Debian 12's 252),
+# unless the configuration sets another not-before.
+vm_debian_install() {
+        local overlay=$1 unit
         FLOOR=$(date -u -d "$("$CLOCKFIX" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
         mkdir -p "$overlay/usr/local/bin" "$overlay/usr/local/libexec"
         DESTDIR=$overlay meson install -C "$BUILDDIR" --no-rebuild --quiet >/dev/null
@@ -422,26 +534,8 @@ vm_debian_clockfix() {
                 cp -a "$overlay/lib/." "$overlay/usr/lib/"
                 rm -rf "$overlay/lib"
         fi
-        cp "$NTP_PLAY" "$overlay/usr/local/bin/ntp-play"
-        # The configuration file where this build reads it (/usr/local/etc for a /usr/local prefix).
-        conf=$("$CLOCKFIX" --help | sed -n 's/.*read settings from FILE instead of \(.*\)$/\1/p')
-        [ -f "$overlay$conf" ] || fail "meson install put no $conf"
-        printf 'ntp-unit = clockfix-test-ntp.service\n' >"$overlay$conf"
-        cat >"$overlay/etc/systemd/system/clockfix-test-ntp.service" <<UNIT
-[Unit]
-Description=clockfix test: an NTP client that steps the clock $step s and marks it synchronised
-ConditionKernelCommandLine=$condition
-[Service]
-Type=oneshot
-ExecStart=/usr/local/bin/ntp-play $step
-StandardOutput=tty
-TTYPath=/dev/console
-UNIT
-        vm_debian_test_unit "$overlay" clockfix-test-net <<'SH'
-sleep 3
-echo "CLOCKFIX-TEST route_at=$(cut -d' ' -f1 /proc/uptime)"
-ip route add default dev lo
-SH
+        CONF=$("$CLOCKFIX" --help | sed -n 's/.*read settings from FILE instead of \(.*\)$/\1/p')
+        [ -f "$overlay$CONF" ] || fail "meson install put no $CONF"
         cat >"$overlay/usr/local/libexec/clockfix-test-lib" <<'SH'
 # The shell functions of the test units' scripts (. /usr/local/libexec/clockfix-test-lib).
 # say KEY=VALUE...: a marker line for the host
@@ -454,10 +548,10 @@ mono() { systemctl show -P "$2" "$1"; }
 job_result() {
         journalctl -b -q -o cat --output-fields=JOB_RESULT UNIT="$1" JOB_TYPE=start | tail -n 1
 }
-# wait_daemon: until clockfix.service no longer runs, at most a minute (it waits for NTP)
+# wait_daemon [SECONDS]: until clockfix.service no longer runs, at most SECONDS (60; it waits for NTP)
 wait_daemon() {
         i=0
-        while [ "$(mono clockfix.service SubState)" = running ] && [ $i -lt 120 ]; do
+        while [ "$(mono clockfix.service SubState)" = running ] && [ $i -lt $((${1:-60} * 2)) ]; do
                 sleep 0.5
                 i=$((i + 1))
         done
@@ -476,5 +570,34 @@ sync_entry() {
         journalctl -b -o export --no-pager MESSAGE_ID=56e30c5a17be4318aa6b9584b7e12d7e |
                 grep -a '^CLOCKFIX_' | sed 's/^/CLOCKFIX-TEST /'
 }
+SH
+}
+
+# vm_debian_clockfix OVERLAY STEP CONDITION: clockfix in the tree OVERLAY (vm_debian_install) with
+# a stand-in for an NTP client: its configuration file names clockfix-test-ntp.service as the NTP
+# unit to start, that unit (ntp-play STEP: it steps the clock STEP seconds, back when negative,
+# and marks the kernel synchronised) runs where the kernel command line matches CONDITION
+# (ConditionKernelCommandLine=; it is not enabled: only clockfix starts it), and a test unit
+# clockfix-test-net adds a default route 3 s into multi-user. Sets CONF and FLOOR.
+vm_debian_clockfix() {
+        local overlay=$1 step=$2 condition=$3
+        : "${NTP_PLAY:?run through meson test}"
+        vm_debian_install "$overlay"
+        cp "$NTP_PLAY" "$overlay/usr/local/bin/ntp-play"
+        printf 'ntp-unit = clockfix-test-ntp.service\n' >"$overlay$CONF"
+        cat >"$overlay/etc/systemd/system/clockfix-test-ntp.service" <<UNIT
+[Unit]
+Description=clockfix test: an NTP client that steps the clock $step s and marks it synchronised
+ConditionKernelCommandLine=$condition
+[Service]
+Type=oneshot
+ExecStart=/usr/local/bin/ntp-play $step
+StandardOutput=tty
+TTYPath=/dev/console
+UNIT
+        vm_debian_test_unit "$overlay" clockfix-test-net <<'SH'
+sleep 3
+echo "CLOCKFIX-TEST route_at=$(cut -d' ' -f1 /proc/uptime)"
+ip route add default dev lo
 SH
 }

@@ -124,14 +124,15 @@ vm_factor() {
 VM_PIDS=()
 vm_kill_all() {
         local p
-        for p in "${VM_PIDS[@]}"; do
+        for p in "${VM_PIDS[@]}" $(cat "$TMP/vm-pids" 2>/dev/null); do
                 kill -KILL "$p" 2>/dev/null || true
         done
 }
 at_exit vm_kill_all
 
 # vm_run NAME LIMIT SILENCE [CUT] -- COMMAND...: runs QEMU's COMMAND with its output (the serial
-# console) in $TMP/NAME.console until it ends; kills it when a line contains CUT (sets CUT=1), or
+# console) in $TMP/NAME.console until it ends (QEMU's pid also in VM_PID_FILE if set: a boot in a
+# background subshell sets $TMP/vm-pids, which vm_kill_all reads); kills it when a line contains CUT (sets CUT=1), or
 # when it has written nothing for SILENCE s or run for LIMIT s (both in seconds, multiplied by
 # vm_factor), which fails the test as a hang, with the console's last line. Sets CONSOLE and
 # BOOT_MS (QEMU's start to its end).
@@ -147,6 +148,8 @@ vm_run() {
         "$@" </dev/null >"$TMP/$name.console" 2>&1 &
         pid=$!
         VM_PIDS+=("$pid")
+        # (a boot run in the background, in a subshell, tells its QEMU to the test: vm_kill_all)
+        [ -z "${VM_PID_FILE:-}" ] || echo "$pid" >>"$VM_PID_FILE"
         while kill -0 "$pid" 2>/dev/null; do
                 sleep 0.1
                 now=$(date +%s%N)
@@ -180,13 +183,24 @@ hung() {
         fail "$1: guest hung: $3 (load $(cut -d' ' -f1-3 /proc/loadavg)), last line: ${last:-none}"
 }
 
+# vm_nic: QEMU's arguments for the guest's network: none, or with VM_NETNS (tests/vm/ntp.sh) a
+# virtio NIC on that namespace's tap0 (QEMU must then run in the namespace)
+vm_nic() {
+        if [ -n "${VM_NETNS:-}" ]; then
+                echo "-netdev tap,id=n0,ifname=tap0,script=no,downscript=no -device virtio-net-pci,netdev=n0"
+        else
+                echo "-nic none"
+        fi
+}
+
 # vm_boot NAME INITRD DISK APPEND [QEMU-ARGS...]: boots the kernel on a PC with DISK as virtio
 # /dev/vda; the serial console goes to $TMP/NAME.console, and CONSOLE. With `microvm` as the first
 # QEMU argument, a microvm without any RTC (the clock starts at 1970) instead. For an ARM VM_ARCH,
 # QEMU's virt machine (its RTC, a PL031, is set with -rtc as a PC's), DISK on its virtio-mmio bus
-# and the console on its PL011 (ttyAMA0). A guest that hangs fails the test (vm_run).
+# and the console on its PL011 (ttyAMA0). A PC has no network card, or with VM_NETNS a virtio NIC
+# in that namespace (vm_nic). A guest that hangs fails the test (vm_run).
 vm_boot() {
-        local name=$1 initrd=$2 disk=$3 append=$4 machine=(-M pc -m 256M -nographic)
+        local name=$1 initrd=$2 disk=$3 append=$4 machine=(-M pc -m 256M -nographic $(vm_nic)) netns=()
         local drive=(-drive "file=$disk,format=raw,if=virtio") qemu=qemu-system-x86_64
         local console="console=ttyS0 panic=-1 reboot=t" limit=$VM_TIMEOUT
         shift 4
@@ -226,7 +240,8 @@ vm_boot() {
                 # about twice as long.
                 limit=$((VM_TIMEOUT * 2))
         fi
-        vm_run "$name" "$limit" "$VM_SILENCE" "" -- "$qemu" "${machine[@]}" -no-reboot -kernel "$KERNEL" \
+        [ -z "${VM_NETNS:-}" ] || netns=(ip netns exec "$VM_NETNS")
+        vm_run "$name" "$limit" "$VM_SILENCE" "" -- "${netns[@]}" "$qemu" "${machine[@]}" -no-reboot -kernel "$KERNEL" \
                 -initrd "$initrd" -append "$console $append" "${drive[@]}" "$@"
 }
 
