@@ -107,7 +107,7 @@ check() {
                 done < <({ grep -ao 'CLOCKFIX-TEST watch_kernel=[^ ]*' <<<"$CONSOLE" || true; } | sed 's/.*=//')
                 [ -n "$unsync" ] || fail "$client: chrony without rtcsync did not leave STA_UNSYNC set"
         fi
-        ! grep -aq "nothing stepped it since the daemon started" <<"$CONSOLE" ||
+        ! grep -aq "nothing stepped it since the daemon started" <<<"$CONSOLE" ||
                 echo "$client: the daemon passed over a sign of synchronisation that came with no step"
 }
 
