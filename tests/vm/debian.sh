@@ -135,6 +135,15 @@ vm_debian_bootstrap() {
         }
 }
 
+# vm_debian_copy BASE DIR TARBALL: DIR holds a copy of the root BASE (made first if need be), and
+# DEBIAN_ROOT names TARBALL again, the root to be made from it
+vm_debian_copy() {
+        vm_debian_root "$1"
+        mkdir -p "$2"
+        tar -C "$2" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
+        DEBIAN_ROOT=$3
+}
+
 # vm_debian_root [NAME]: sets DEBIAN_ROOT to the cached tarball of the Debian 12 root NAME, made
 # the first time, and DEBIAN_ROOT_INFO to how long that took and how big the root is. NAME:
 # - systemd (the default): minbase with systemd as init (vm_debian_configure; 40 to 70 s);
@@ -188,17 +197,11 @@ vm_debian_root() {
                 vm_debian_ntp_server "$work"
                 ;;
         openrc)
-                vm_debian_root sysvinit
-                mkdir -p "$work"
-                tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
-                DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
+                vm_debian_copy sysvinit "$work" "$VM_CACHE/$prefix-root.tar"
                 vm_debian_openrc "$work"
                 ;;
         ntp)
-                vm_debian_root systemd
-                mkdir -p "$work"
-                tar -C "$work" --numeric-owner --xattrs --xattrs-include='*' -xf "$DEBIAN_ROOT"
-                DEBIAN_ROOT=$VM_CACHE/$prefix-root.tar
+                vm_debian_copy systemd "$work" "$VM_CACHE/$prefix-root.tar"
                 vm_debian_ntp "$work"
                 ;;
         esac
