@@ -295,19 +295,19 @@ static void on_route(struct daemon *d)
 /*
  * Whether someone set the clock since the last look (NTP, most likely): a step when it moved the
  * clock by SYNC_STEP_MIN or more against the boot clock (chrony sets it by nothing as it starts),
- * said, and counted. True for a step.
+ * said, and counted. Measured at each look, not only when the clock-step watch fires (set, true):
+ * the watch may be missing, and a step before it was armed counts too. True for a step.
  */
-static bool notice_step(struct daemon *d)
+static bool notice_step(struct daemon *d, bool set)
 {
         char by[SECONDS_MAX + 1], total[SECONDS_MAX + 1];
         usec_t real, boot;
 
-        if (d->fd[WATCH_CLOCK] < 0 || clock_watch_read(d->fd[WATCH_CLOCK]) <= 0)
-                return false;
         clock_pair(&real, &boot);
         int64_t correction = handoff_correction(d->s, real, boot), step = correction - d->correction_seen;
         if (step > -(int64_t)SYNC_STEP_MIN && step < (int64_t)SYNC_STEP_MIN) {
-                log_debug("The clock was set, by %s s: no step", format_signed_seconds(by, step));
+                if (set)
+                        log_debug("The clock was set, by %s s: no step", format_signed_seconds(by, step));
                 return false;
         }
         d->correction_seen = correction;
@@ -328,7 +328,7 @@ static void on_flag(struct daemon *d)
 /* The clock-step watch: a step brings the look for synchronisation forward, to now. */
 static void on_clock_step(struct daemon *d)
 {
-        if (notice_step(d))
+        if (clock_watch_read(d->fd[WATCH_CLOCK]) > 0 && notice_step(d, true))
                 d->due[HANDOFF_TIMER_CHECK] = d->now;
 }
 
@@ -363,8 +363,8 @@ static void on_sync_check(struct daemon *d)
         struct ntp_kernel kernel;
         int r;
 
-        /* A step the client made just before its sign, not yet handled: counted first. */
-        (void)notice_step(d);
+        /* A step since the last look (not yet told by the watch, or with none): counted first. */
+        (void)notice_step(d, false);
         r = clock_ntp_kernel(&kernel);
 
         if (r < 0)
