@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* file-util: whole small files (procfs, sysfs, configuration) read into memory, or replaced whole */
+/* file-util: whole small files (procfs, sysfs, configuration) read into memory, or replaced whole; a path's
+ * directory */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -85,4 +87,16 @@ int replace_file(const char *path, const char *data, size_t size, bool durable)
         if (r < 0)
                 (void)unlink(tmp);
         return r;
+}
+
+bool path_dir(const char *path, char *dir, size_t size)
+{
+        const char *slash = strrchr(path, '/');
+        size_t n = slash ? (size_t)(slash - path) : 0;
+
+        if (!slash)
+                return snprintf(dir, size, ".") < (int)size;
+        if (n == 0)
+                return snprintf(dir, size, "/") < (int)size;
+        return snprintf(dir, size, "%.*s", (int)n, path) < (int)size;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* file-util: whole small files (procfs, sysfs, configuration) read into memory, or replaced whole */
+/* file-util: whole small files (procfs, sysfs, configuration) read into memory, or replaced whole; a path's
+ * directory */
 #pragma once
 
 #include <stdbool.h>
@@ -17,3 +18,9 @@ int read_small_file(const char *path, char **ret);
  * 0, -ENAMETOOLONG, or -errno.
  */
 int replace_file(const char *path, const char *data, size_t size, bool durable);
+
+/*
+ * The directory of path into dir (size bytes): path without its last component, "/" for a file at
+ * the root, "." for a bare name. False when it does not fit.
+ */
+bool path_dir(const char *path, char *dir, size_t size);

@@ -7,40 +7,31 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "file-util.h"
 #include "handoff-flag.h"
 
 /* What touching, making or moving the flag into place does to its directory. */
 #define FLAG_EVENTS (IN_ATTRIB | IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO)
 
-/* dir, a copy of path without its last component ("" for a bare name); false when too long. */
-static bool dir_of_path(const char *path, char dir[static PATH_MAX])
+/* The last component of path. */
+static const char *last_name(const char *path)
 {
         const char *slash = strrchr(path, '/');
-        size_t n = slash ? (size_t)(slash - path) : 0;
-
-        if (n >= PATH_MAX)
-                return false;
-        memcpy(dir, path, n);
-        dir[n] = '\0';
-        return true;
+        return slash ? slash + 1 : path;
 }
 
 /* Watches the flag's directory, else its parent (until the directory is made). 0 or -errno. */
 static int watch(struct handoff_flag *f)
 {
-        char dir[PATH_MAX], parent[PATH_MAX];
-
-        if (!dir_of_path(f->path, dir) || !dir_of_path(dir, parent) || !dir[0] || !parent[0])
-                return -EINVAL;
-        f->wd_dir = inotify_add_watch(f->fd, dir, FLAG_EVENTS | IN_ONLYDIR);
+        f->wd_dir = inotify_add_watch(f->fd, f->dir, FLAG_EVENTS | IN_ONLYDIR);
         if (f->wd_dir < 0 && errno != ENOENT)
                 return -errno;
-        if (f->wd_dir < 0) {
-                f->wd_parent = inotify_add_watch(f->fd, parent, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+        if (f->wd_dir < 0 && f->wd_parent < 0) {
+                f->wd_parent = inotify_add_watch(f->fd, f->parent, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
                 if (f->wd_parent < 0)
                         return -errno;
                 /* Made in between: the watch of the parent saw nothing of it. */
-                f->wd_dir = inotify_add_watch(f->fd, dir, FLAG_EVENTS | IN_ONLYDIR);
+                f->wd_dir = inotify_add_watch(f->fd, f->dir, FLAG_EVENTS | IN_ONLYDIR);
         }
         /* The directory watched: what else is made in its parent (/run/systemd) does not matter. */
         if (f->wd_dir >= 0 && f->wd_parent >= 0) {
@@ -55,6 +46,8 @@ int handoff_flag_open(struct handoff_flag *f, const char *path)
         int r;
 
         *f = (struct handoff_flag){ .path = path, .fd = -1, .wd_dir = -1, .wd_parent = -1 };
+        if (!path_dir(path, f->dir, sizeof(f->dir)) || !path_dir(f->dir, f->parent, sizeof(f->parent)))
+                return -ENAMETOOLONG;
         f->was_there = file_stat(path, &f->at_start) == 0;
         f->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
         if (f->fd < 0)
@@ -67,6 +60,32 @@ int handoff_flag_open(struct handoff_flag *f, const char *path)
         return 0;
 }
 
+/* Whether an event may have changed the flag; the watches kept right. */
+static bool flag_event(struct handoff_flag *f, const struct inotify_event *e)
+{
+        /* Events were lost: the watches made again, and a look. */
+        if (e->mask & IN_Q_OVERFLOW) {
+                (void)watch(f);
+                return true;
+        }
+        /* The directory went (timesyncd stopped): its parent again, until it is back. */
+        if (e->wd == f->wd_dir && (e->mask & IN_IGNORED)) {
+                f->wd_dir = -1;
+                (void)watch(f);
+                return true;
+        }
+        if (e->len == 0)
+                return false;
+        if (e->wd == f->wd_dir)
+                return strcmp(e->name, last_name(f->path)) == 0;
+        /* In the parent, only the flag's directory counts. */
+        if (e->wd == f->wd_parent && f->wd_dir < 0 && strcmp(e->name, last_name(f->dir)) == 0) {
+                (void)watch(f);
+                return true;
+        }
+        return false;
+}
+
 bool handoff_flag_read(struct handoff_flag *f)
 {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -77,13 +96,7 @@ bool handoff_flag_read(struct handoff_flag *f)
                 for (char *p = buf; p < buf + n;) {
                         const struct inotify_event *e = (const struct inotify_event *)p;
                         p += sizeof(*e) + e->len;
-                        /* The directory went (timesyncd stopped): its parent again, until it is back. */
-                        if (e->wd == f->wd_dir && (e->mask & IN_IGNORED)) {
-                                f->wd_dir = -1;
-                                (void)watch(f);
-                        } else if (e->wd == f->wd_parent && f->wd_dir < 0)
-                                (void)watch(f);
-                        look = true;
+                        look |= flag_event(f, e);
                 }
         return look;
 }

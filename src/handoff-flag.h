@@ -6,12 +6,15 @@
  */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 
 #include "stat-util.h"
 
 struct handoff_flag {
         const char *path;          /* the flag */
+        char dir[PATH_MAX];        /* its directory */
+        char parent[PATH_MAX];     /* and the directory's */
         struct file_stat at_start; /* the flag as the daemon started ... */
         bool was_there;            /* ... if it was there */
         int fd;                    /* the inotify descriptor, or -1 */

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "file-util.h"
 #include "handoff-stamp.h"
 #include "log.h"
 #include "rootdev.h"
@@ -76,20 +76,6 @@ static int save_through_unit(struct handoff_stamp *k, char *reason, size_t size)
         return handoff_unit_writes(k->have_sd, SAVE_UNIT, k->path, reason, size);
 }
 
-/* The stamp's directory into dir (PATH_MAX): false when the path has none. */
-static bool stamp_dir(const char *path, char *dir)
-{
-        const char *slash = strrchr(path, '/');
-
-        if (!slash || (size_t)(slash - path) >= PATH_MAX)
-                return false;
-        memcpy(dir, path, (size_t)(slash - path));
-        dir[slash - path] = '\0';
-        if (!dir[0])
-                strcpy(dir, "/");
-        return true;
-}
-
 /*
  * The stamp when our own mount of its filesystem is read-only (-EROFS). Read-only
  * for every process (a read-only root that stays so): said once, nothing started.
@@ -104,7 +90,7 @@ static int save_read_only(struct handoff_stamp *k, const char *why)
         struct file_stat st;
         int r;
 
-        if (stamp_dir(k->path, dir) && file_stat(dir, &st) == 0 &&
+        if (path_dir(k->path, dir, sizeof(dir)) && file_stat(dir, &st) == 0 &&
                 mountinfo_superblock_read_only("/proc/self/mountinfo", st.dev) > 0) {
                 log_internal(k->said_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
                         "Not touching %s (%s): its filesystem is mounted read-only, for every process",
@@ -158,7 +144,7 @@ static bool stamp_dir_ready(struct handoff_stamp *k)
         char dir[PATH_MAX];
         struct file_stat st;
 
-        if (!stamp_dir(k->path, dir))
+        if (!path_dir(k->path, dir, sizeof(dir)))
                 return false;
         if (file_stat(dir, &st) == 0 && S_ISDIR(st.mode))
                 return true;

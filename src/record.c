@@ -352,22 +352,6 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         return parse_read(path, text, got, false, ret);
 }
 
-/* The directory of path into dir: "." when it has none. */
-static void dir_of(const char *path, char dir[static RECORD_PATH_MAX])
-{
-        const char *slash = strrchr(path, '/');
-        size_t len = slash ? (size_t)(slash - path) : 0;
-
-        if (!slash)
-                strcpy(dir, ".");
-        else if (len == 0)
-                strcpy(dir, "/");
-        else {
-                memcpy(dir, path, len);
-                dir[len] = '\0';
-        }
-}
-
 int record_write(const char *path, const struct record *r)
 {
         char dir[RECORD_PATH_MAX];
@@ -375,11 +359,10 @@ int record_write(const char *path, const struct record *r)
         _cleanup_close_ int dfd = -1;
         int k;
 
-        if (strlen(path) >= RECORD_PATH_MAX)
+        if (strlen(path) >= RECORD_PATH_MAX || !path_dir(path, dir, sizeof(dir)))
                 return -ENAMETOOLONG;
         if (record_format(r, &text) < 0)
                 return -ENOMEM;
-        dir_of(path, dir);
         k = replace_file(path, text, strlen(text), true);
         if (k < 0)
                 return k;
