@@ -100,8 +100,10 @@ void handoff_report(const struct handoff_start *s, const struct handoff_sync *y,
                 how, after, s->stepped ? "set it" : "started (it left the clock alone)", step, by, source,
                 off);
 
-        char f[16][1300];
-        struct iovec iov[16];
+        /* 11 fields always, 1 after a step, 4 with times in the future: a field more needs room here. */
+        enum { FIELDS_MAX = 11 + 1 + 4 };
+        char f[FIELDS_MAX][1300];
+        struct iovec iov[FIELDS_MAX];
         size_t n = 0;
         snprintf(f[n++], sizeof(f[0]), "MESSAGE=%s", message);
         snprintf(f[n++], sizeof(f[0]), "MESSAGE_ID=%s", MESSAGE_ID_SYNCHRONIZED);
