@@ -120,7 +120,11 @@ vm_ntp_check() {
         [ -n "$NTP_STEP_AT" ] || { vm_dump "$name"; fail "$name: ntp-probe saw no step of the clock"; }
         NTP_SYNC_AT=$({ grep -ao 'CLOCKFIX-TEST watch_kernel=[^ ]*' <<<"$CONSOLE" || true; } | sed 's/.*=//' |
                 awk -F, -v s="$NTP_STEP_AT" '$1 >= s && ($2 < 16000000 || $4 == 1) { print $1; exit }')
-        [ -n "$NTP_SYNC_AT" ] || { vm_dump "$name"; fail "$name: ntp-probe saw no sign of synchronisation after the step"; }
+        [ -n "$NTP_SYNC_AT" ] || {
+                vm_dump "$name"
+                fail "$name: ntp-probe saw no sign of synchronisation after the step" \
+                        "($(grep -ao 'CLOCKFIX-TEST watcher=[a-z]*' <<<"$CONSOLE" || echo "watcher not reported"))"
+        }
         detect=$(awk -v s="$NTP_STEP_AT" -v a="$after" 'BEGIN { printf "%.6f", s + a / 1e6 }')
         mono=$(marker entry_mono)
         if [ -n "$mono" ]; then
@@ -239,9 +243,21 @@ UNIT
         ln -sf ../clockfix-test-watch.service ../clockfix-test-wake.service "$dir/sysinit.target.wants/"
 }
 
-# vm_ntp_lines: the guest's shell command that prints what ntp-probe and the sampling of
+# vm_ntp_lines: the guest's shell commands that print what ntp-probe and the sampling of
 # wake-ups wrote (/run/ntp-watch, /run/ntp-wake), for the host, before the last "ntp-probe query"
-# (vm_ntp_check takes the first clocks it reads as those before NTP, the last as the query's)
+# (vm_ntp_check takes the first clocks it reads as those before NTP, the last as the query's).
+# They wait first, 10 s at most, for ntp-probe to have written a sign of synchronisation after a
+# step (the daemon may be done before the watcher, a process like another, ran again), and say
+# whether it still runs.
 vm_ntp_lines() {
-        echo "cat /run/ntp-watch /run/ntp-wake 2>/dev/null"
+        cat <<'SH'
+i=0
+while [ $i -lt 20 ] && ! awk -F'[=,]' '/watch_step=/ { s = 1 }
+        s && /watch_kernel=/ && ($3 < 16000000 || $5 == 1) { f = 1 } END { exit !f }' /run/ntp-watch; do
+        sleep 0.5
+        i=$((i + 1))
+done
+echo "CLOCKFIX-TEST watcher=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -qx ntp-probe && echo running || echo gone)"
+cat /run/ntp-watch /run/ntp-wake 2>/dev/null
+SH
 }
