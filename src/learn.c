@@ -21,8 +21,11 @@ static void add_word(char *list, size_t size, const char *word)
         for (const char *p = list; (p = strstr(p, word)); p += len)
                 if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
                         return;
-        if (used + (used ? 1 : 0) + len < size)
-                snprintf(list + used, size - used, "%s%s", used ? " " : "", word);
+        if (used + (used ? 1 : 0) + len >= size)
+                return;
+        if (used)
+                list[used++] = ' ';
+        memcpy(list + used, word, len + 1);
 }
 
 /* One line per time in the future: how far, whether it is new to the record, and what clears it. */
