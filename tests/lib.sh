@@ -80,11 +80,25 @@ mkimg() {
         E2FSPROGS_FAKE_TIME=$epoch mke2fs -q -F "$@" "$file" "$size" >/dev/null
 }
 
-# stamp FILE WRITE-EPOCH DEBUGFS-COMMAND...: runs debugfs commands; last write becomes WRITE-EPOCH
+# stamp FILE WRITE-EPOCH DEBUGFS-COMMAND...: runs debugfs commands; last write becomes WRITE-EPOCH.
+# A superblock time set as "ssv FIELD @SECONDS" is written by sb-times (tests/sb-times.c), low
+# bits and _hi byte, after the others: debugfs sets the _hi byte of a time past 2038 from 1.47.1
+# on, and not before.
 stamp() {
-        local file=$1 epoch=$2
+        local file=$1 epoch=$2 cmd others=() times=()
         shift 2
-        printf '%s\n' "$@" | E2FSPROGS_FAKE_TIME=$epoch debugfs -w -f - "$file" >/dev/null 2>&1
+        times=("wtime=$epoch")
+        : "${SB_TIMES:?run through meson test}"
+        for cmd in "$@"; do
+                if [[ $cmd =~ ^ssv\ (mkfs_time|wtime|mtime|lastcheck|first_error_time|last_error_time)\ @([0-9]+)$ ]]; then
+                        times+=("${BASH_REMATCH[1]}=${BASH_REMATCH[2]}")
+                else
+                        others+=("$cmd")
+                fi
+        done
+        [ ${#others[@]} -eq 0 ] ||
+                printf '%s\n' "${others[@]}" | E2FSPROGS_FAKE_TIME=$epoch debugfs -w -f - "$file" >/dev/null 2>&1
+        "$SB_TIMES" "$file" "${times[@]}" || fail "stamp $file: sb-times ${times[*]} failed"
 }
 
 # sb_time FILE LABEL: a time from `dumpe2fs -h` as seconds since the epoch ("" for n/a or absent)

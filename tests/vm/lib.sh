@@ -277,7 +277,7 @@ echo "CLOCKFIX-TEST done=1"
 INIT
         chmod 755 "$dir/sbin/init"
         E2FSPROGS_FAKE_TIME=$((written - 86400)) mke2fs -q -F -t ext4 -d "$dir" "$out" 32M >/dev/null
-        printf 'ssv mtime @%s\n' "$((written - 3600))" | E2FSPROGS_FAKE_TIME=$written debugfs -w -f - "$out" >/dev/null 2>&1
+        stamp "$out" "$written" "ssv mtime @$((written - 3600))"
 }
 
 # vm_fresh NAME: a copy of the root disk $TMP/root.img (vm_root_disk) for the boot NAME, its path: a

@@ -93,7 +93,7 @@ SH
 
 vm_debian_disk "$TMP/root.img" "$overlay" "$written"
 # The last check 10 years ahead, as a boot with a clock 10 years fast leaves it after its fsck.
-printf 'ssv lastcheck @%s\n' "$lastcheck" | E2FSPROGS_FAKE_TIME=$written debugfs -w -f - "$TMP/root.img" >/dev/null 2>&1
+stamp "$TMP/root.img" "$written" "ssv lastcheck @$lastcheck"
 uuid=$(tune2fs -l "$TMP/root.img" | sed -n 's/^Filesystem UUID: *//p')
 json=$(status_json "$TMP/root.img")
 assert_eq "$(jq -r '.estimate' <<<"$json") $(jq -r '.source' <<<"$json")" "$lastcheck superblock:last_check" \
