@@ -8,7 +8,7 @@
 #include "record.h"
 #include "test.h"
 
-#define S(sec) ((usec_t)(sec)*USEC_PER_SEC)
+#define S(sec) ((usec_t)USEC_PER_SEC * (sec))
 #define U1     "753e95e5-e03b-4f9f-a8ca-326f952173ef"
 #define U2     "0b9c2f4e-1d2a-4c3b-9e8f-7a6b5c4d3e2f"
 #define NOW    1800000000u /* the true time at the sync */

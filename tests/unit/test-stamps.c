@@ -9,7 +9,7 @@
 #include "stamps.h"
 #include "test.h"
 
-#define S(sec) ((usec_t)(sec)*USEC_PER_SEC)
+#define S(sec) ((usec_t)USEC_PER_SEC * (sec))
 
 static void test_ext4_time(void)
 {
