@@ -23,12 +23,14 @@ dir=$(realpath -m "$2")
 
 # The build needs the -dev packages; the tests run the program and libsystemd (the daemon loads it
 # with dlopen()) under qemu-user, which finds the target's libraries in DIR.
+# (libext2fs2 is libext2fs2t64 from Debian 13 on, where its ABI moved to a 64-bit time_t: below)
 packages=(libc6 libgcc-s1
-        libext2fs-dev libext2fs2 comerr-dev libcom-err2
+        libext2fs-dev LIBEXT2FS comerr-dev libcom-err2
         libblkid-dev libblkid1 uuid-dev libuuid1
         libsystemd-dev libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5 libzstd1)
 
-stamp="$arch ${packages[*]}"
+release=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+stamp="$arch ${release:-?} ${packages[*]}"
 if [ -f "$dir/sysroot.ini" ] && [ "$(cat "$dir/.packages" 2>/dev/null)" == "$stamp" ]; then
         exit 0
 fi
@@ -53,6 +55,11 @@ if [ -d "$dir" ] && [ ! -f "$dir/.packages" ] && [ -n "$(ls -A "$dir")" ]; then
 fi
 rm -rf "$dir"
 mkdir -p "$dir/.debs"
+if apt-cache show "libext2fs2t64:$arch" >/dev/null 2>&1; then
+        packages=("${packages[@]/#LIBEXT2FS/libext2fs2t64}")
+else
+        packages=("${packages[@]/#LIBEXT2FS/libext2fs2}")
+fi
 # As root, apt warns that its sandbox user cannot write here, and downloads all the same.
 (cd "$dir/.debs" && apt-get download "${packages[@]/%/:$arch}" >/dev/null 2>"$dir/.download.log") ||
         { cat "$dir/.download.log" >&2; echo "$0: apt-get download of the $arch packages failed" >&2; exit 1; }
@@ -60,6 +67,17 @@ for deb in "$dir"/.debs/*.deb; do
         dpkg-deb -x "$deb" "$dir"
 done
 rm -rf "$dir/.debs"
+
+# A merged /usr, as the target's own root has it: Debian 12's packages put the dynamic loader and
+# some libraries in /lib, Debian 13's all in /usr/lib, and the programs ask for /lib/ld-linux-*.so.
+for d in lib bin sbin; do
+        [ -d "$dir/usr/$d" ] || continue
+        if [ -d "$dir/$d" ] && [ ! -L "$dir/$d" ]; then
+                cp -a "$dir/$d/." "$dir/usr/$d/"
+                rm -rf "${dir:?}/$d"
+        fi
+        [ -e "$dir/$d" ] || ln -s "usr/$d" "$dir/$d"
+done
 
 # The packages' absolute symbolic links (libfoo.so -> /lib/...) would point into this machine's
 # own /lib: make them relative, inside DIR.

@@ -1,8 +1,24 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# deps.sh: the Debian 12 packages clockfix needs, and a function that installs the missing ones.
-# Sourced by tests/demo.sh and tests/run.sh.
+# deps.sh: the Debian packages clockfix needs on this machine's release (Debian 12 "bookworm" or
+# Debian 13 "trixie", from /etc/os-release), and a function that installs the missing ones.
+# Sourced by tests/demo.sh, tests/run.sh, tests/cross.sh, tests/deb.sh and tests/release.sh.
 
-BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsystemd-dev libblkid-dev)
+# The release: DEBIAN_CODENAME, unless set (tests/release.sh names the one it bootstraps).
+DEBIAN_CODENAME=${DEBIAN_CODENAME:-$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")}
+# What differs between the releases: clang's version, whose sanitizer and libFuzzer runtimes the
+# fuzz targets link; the libraries renamed for the 64-bit time_t (t64); systemd.pc, which moved
+# from systemd to systemd-dev in Debian 13.
+case "$DEBIAN_CODENAME" in
+bookworm) DEPS_CLANG=14 DEPS_T64="" DEPS_SYSTEMD_PC=systemd ;;
+trixie) DEPS_CLANG=19 DEPS_T64=t64 DEPS_SYSTEMD_PC=systemd-dev ;;
+*)
+        echo "tests/deps.sh: Debian '${DEBIAN_CODENAME:-?}' (/etc/os-release) is not a release these tests know" \
+                "(bookworm, trixie): add its package names to tests/deps.sh" >&2
+        return 1 2>/dev/null || exit 1
+        ;;
+esac
+
+BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsystemd-dev libblkid-dev "$DEPS_SYSTEMD_PC")
 # What the demo and the tests run: mke2fs/debugfs/dumpe2fs, mkfs.vfat, sfdisk, partx/setpriv/
 # mkswap (util-linux), losetup/mount/umount (mount), script (bsdutils), jq, strace,
 # systemd-analyze, clang-format, ip (network namespaces for the daemon); for the VM tests: QEMU,
@@ -16,8 +32,8 @@ BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsys
 # from Debian's source package.
 TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
-        clang libclang-rt-14-dev man-db shellcheck devscripts
-        libcap2 libedit2 libgnutls30 libnettle8 libseccomp2 dpkg-dev make)
+        clang "libclang-rt-$DEPS_CLANG-dev" man-db shellcheck devscripts
+        libcap2 libedit2 "libgnutls30$DEPS_T64" "libnettle8$DEPS_T64" libseccomp2 dpkg-dev make)
 
 # For the builds for boards (tests/cross.sh): the cross compilers, qemu-user to run the tests of
 # the target's programs, qemu-system-arm for the ARM guests (qemu-system-aarch64 too).
