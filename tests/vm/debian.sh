@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# vm/debian.sh: a whole Debian 12 guest with systemd as init, for the tests of clockfix's service:
+# vm/debian.sh: a whole Debian guest, of this machine's release (Debian 12 or 13), with systemd as init, for the tests of clockfix's service:
 # a minbase root debootstrapped once from the host's own Debian archive into the cache, ext4 disks
 # made from it without any mount, a busybox initramfs that mounts the root read-only and hands
 # over to systemd, and boots that end by the guest's own power-off or by a power cut. Sourced
@@ -19,28 +19,32 @@ VM_DEBIAN_SILENCE=${VM_DEBIAN_SILENCE:-120}
 # The size of the disks (sparse): the root and the ext4 journal take about 170 MB of it.
 VM_DEBIAN_DISK_SIZE=${VM_DEBIAN_DISK_SIZE:-1G}
 # What the cached roots are made of (vm_debian_root): a cache made by another recipe is made again.
-DEBIAN_RECIPE="bookworm minbase systemd-sysv,udev,iproute2,dbus recipe 2"
-DEBIAN_SYSVINIT_RECIPE="bookworm minbase sysvinit-core,iproute2, then chrony recipe 3"
+# (e2fsprogs, for libext2fs and fsck.ext4: of priority required in Debian 12, not in 13)
+# The release of the guests: this machine's, whose archive (its apt sources) they come from.
+DEBIAN_CODENAME=${DEBIAN_CODENAME:-$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")}
+[ -n "$DEBIAN_CODENAME" ] || fail "/etc/os-release names no release (VERSION_CODENAME): not Debian?"
+DEBIAN_RECIPE="$DEBIAN_CODENAME minbase systemd-sysv,udev,iproute2,dbus,e2fsprogs recipe 3"
+DEBIAN_SYSVINIT_RECIPE="$DEBIAN_CODENAME minbase sysvinit-core,iproute2,e2fsprogs, then chrony recipe 4"
 DEBIAN_OPENRC_RECIPE="openrc for sysv-rc recipe 1"
 DEBIAN_NTP_RECIPE="ntp clients systemd-timesyncd chrony ntpsec openntpd, networkd at 192.0.2.2 recipe 1"
 # The NTP clients of the root named ntp, none of them enabled: a boot enables the one it tries.
 DEBIAN_NTP_CLIENTS="systemd-timesyncd chrony ntpsec openntpd"
 
 # vm_debian_mirror: sets DEBIAN_MIRROR (unless already set) to the Debian archive the host's apt
-# uses for bookworm (deb822 .sources first, then sources.list), and exports http_proxy and
+# uses for DEBIAN_CODENAME (deb822 .sources first, then sources.list), and exports http_proxy and
 # https_proxy when apt has a proxy: CI reaches nothing but that archive, the way apt does
 vm_debian_mirror() {
         local list="" parts="" proxy="" sproxy="" f
         eval "$(apt-config shell list Dir::Etc::sourcelist/f parts Dir::Etc::sourceparts/d)"
         if [ -z "${DEBIAN_MIRROR:-}" ]; then
-                # The first URI of a "deb" paragraph for the suite bookworm that debootstrap can fetch
+                # The first URI of a "deb" paragraph for the suite DEBIAN_CODENAME that debootstrap can fetch
                 # from (not mirror+, tor+ or cdrom:). Comments and continuation lines are allowed.
                 DEBIAN_MIRROR=$(for f in "${parts:-/etc/apt/sources.list.d/}"*.sources; do
-                        [ -f "$f" ] && cat "$f" && echo
-                done | awk '
+                        if [ -f "$f" ]; then cat "$f" && echo; fi
+                done | awk -v suite="$DEBIAN_CODENAME" '
                         function flush(n, u, i) {
                                 if (uri == "" && v["types"] ~ /(^| )deb( |$)/ && v["enabled"] !~ /^no/ &&
-                                    v["suites"] ~ /(^| )bookworm( |$)/) {
+                                    index(" " v["suites"] " ", " " suite " ")) {
                                         n = split(v["uris"], u, " ")
                                         for (i = 1; i <= n; i++)
                                                 if (u[i] ~ /^(https?|ftp|file):/) { uri = u[i]; break }
@@ -60,13 +64,13 @@ vm_debian_mirror() {
                         END { flush(); if (uri != "") print uri }')
         fi
         if [ -z "$DEBIAN_MIRROR" ] && [ -f "${list:-/etc/apt/sources.list}" ]; then
-                DEBIAN_MIRROR=$(awk '$1 == "deb" {
+                DEBIAN_MIRROR=$(awk -v suite="$DEBIAN_CODENAME" '$1 == "deb" {
                                 i = 2
                                 if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
-                                if ($(i + 1) == "bookworm" && $i ~ /^(https?|ftp|file):/) { print $i; exit }
+                                if ($(i + 1) == suite && $i ~ /^(https?|ftp|file):/) { print $i; exit }
                         }' "${list:-/etc/apt/sources.list}")
         fi
-        [ -n "$DEBIAN_MIRROR" ] || fail "no Debian archive for bookworm in the host's apt sources (set DEBIAN_MIRROR)"
+        [ -n "$DEBIAN_MIRROR" ] || fail "no Debian archive for $DEBIAN_CODENAME in the host's apt sources (set DEBIAN_MIRROR)"
         eval "$(apt-config shell proxy Acquire::http::Proxy sproxy Acquire::https::Proxy)"
         if [ -n "$proxy" ] && [ "$proxy" != DIRECT ]; then
                 export http_proxy=$proxy
@@ -118,18 +122,18 @@ vm_debian_configure() {
                 "$dir"/var/log/*.log "$dir"/var/log/apt/* "$dir/debootstrap"
 }
 
-# vm_debian_bootstrap DIR PACKAGES: debootstraps a Debian 12 minbase root with PACKAGES (a comma-separated
+# vm_debian_bootstrap DIR PACKAGES: debootstraps a minbase root of DEBIAN_CODENAME with PACKAGES (a comma-separated
 # list) into DIR from the host's archive (as root; 40 to 70 s)
 vm_debian_bootstrap() {
         [ "$(id -u)" == 0 ] || fail "debootstrap needs root (CI runs as root)"
         command -v debootstrap >/dev/null || fail "debootstrap is not installed"
         vm_debian_mirror
-        echo "debootstrap of Debian 12 from $DEBIAN_MIRROR${http_proxy:+ through $http_proxy} into $1"
+        echo "debootstrap of $DEBIAN_CODENAME from $DEBIAN_MIRROR${http_proxy:+ through $http_proxy} into $1"
         # debootstrap runs in a mount namespace of its own, so nothing it mounts in the tree (proc,
         # sys, perhaps the host's /dev) outlives it and rm -rf cannot reach the host through a
         # leftover mount.
         unshare -m --propagation private debootstrap --variant=minbase --include="$2" \
-                bookworm "$1" "$DEBIAN_MIRROR" >"$VM_CACHE/debootstrap.log" 2>&1 || {
+                "$DEBIAN_CODENAME" "$1" "$DEBIAN_MIRROR" >"$VM_CACHE/debootstrap.log" 2>&1 || {
                 tail -n 20 "$VM_CACHE/debootstrap.log" "$1/debootstrap/debootstrap.log" >&2 || true
                 fail "debootstrap from $DEBIAN_MIRROR failed (see $VM_CACHE/debootstrap.log)"
         }
@@ -144,7 +148,7 @@ vm_debian_copy() {
         DEBIAN_ROOT=$3
 }
 
-# vm_debian_root [NAME]: sets DEBIAN_ROOT to the cached tarball of the Debian 12 root NAME, made
+# vm_debian_root [NAME]: sets DEBIAN_ROOT to the cached tarball of the Debian root NAME, made
 # the first time, and DEBIAN_ROOT_INFO to how long that took and how big the root is. NAME:
 # - systemd (the default): minbase with systemd as init (vm_debian_configure; 40 to 70 s);
 # - sysvinit: minbase with sysvinit-core, whose sysv-rc runs the LSB scripts of /etc/init.d in the
@@ -153,7 +157,7 @@ vm_debian_copy() {
 # - openrc: a copy of the sysvinit root where OpenRC replaced sysv-rc (vm_debian_openrc; seconds
 #   more): one debootstrap serves both, and a debootstrap with openrc fails (it cannot leave
 #   sysvinit-core's sysv-rc out);
-# - ntp: a copy of the systemd root with the NTP clients of Debian 12 installed, none enabled, and
+# - ntp: a copy of the systemd root with the NTP clients of Debian installed, none enabled, and
 #   systemd-networkd giving the guest 192.0.2.2/24 via 192.0.2.1 (vm_debian_ntp; 20 to 40 s more).
 vm_debian_root() {
         local name=${1:-systemd} prefix recipe package work lock started ms
@@ -183,11 +187,11 @@ vm_debian_root() {
         started=$(date +%s%N)
         case "$name" in
         systemd)
-                vm_debian_bootstrap "$work" systemd-sysv,udev,iproute2,dbus
+                vm_debian_bootstrap "$work" systemd-sysv,udev,iproute2,dbus,e2fsprogs
                 vm_debian_configure "$work"
                 ;;
         sysvinit)
-                vm_debian_bootstrap "$work" sysvinit-core,iproute2
+                vm_debian_bootstrap "$work" sysvinit-core,iproute2,e2fsprogs
                 vm_debian_configure_sysvinit "$work"
                 # An NTP client as Devuan installs it: chrony, enabled by its package (update-rc.d).
                 : >"$VM_CACHE/packages.log"
@@ -292,7 +296,7 @@ vm_debian_dpkg() {
         rm -f "$dir/usr/sbin/policy-rc.d"
 }
 
-# vm_debian_ntp DIR: installs the NTP clients of Debian 12 (DEBIAN_NTP_CLIENTS) into the systemd
+# vm_debian_ntp DIR: installs the NTP clients of Debian (DEBIAN_NTP_CLIENTS) into the systemd
 # tree DIR, each as its package has it but for its server, 192.0.2.1, and none enabled: a boot
 # enables the one it tries (vm_debian_disk's COMMAND). They conflict (each provides time-daemon)
 # and could not be installed side by side by apt: each is installed with what it needs, the later
@@ -516,7 +520,7 @@ vm_debian_boot_cut() {
 
 # vm_debian_install OVERLAY: adds to the tree OVERLAY clockfix as a package puts it (`meson
 # install` of this build, clockfix.service enabled in sysinit.target; what went to /lib moved to
-# /usr/lib, as Debian 12's root is merged) and /usr/local/libexec/clockfix-test-lib, the shell
+# /usr/lib, as Debian's root is merged) and /usr/local/libexec/clockfix-test-lib, the shell
 # functions of the guest's test scripts (below). Sets CONF to its configuration file's path in the
 # guest (/usr/local/etc/clockfix.conf for a /usr/local prefix), and FLOOR to clockfix's floor (its
 # build time, in seconds): the disks' times must be later than it, and so later than both the

@@ -42,7 +42,7 @@ vm_deb_unpack() {
 }
 
 # vm_kernel: sets KVER, KROOT (the unpacked package) and KERNEL (its vmlinuz), downloading and
-# unpacking the current Debian 12 kernel package of VM_ARCH the first time
+# unpacking the current kernel package of VM_ARCH (this machine's release) the first time
 vm_kernel() {
         local pkg
         KROOT=$VM_CACHE/kroot$VM_SUFFIX
@@ -52,6 +52,8 @@ vm_kernel() {
                 [ -n "$pkg" ] || fail "no kernel package behind $VM_KERNEL_PACKAGE (${VM_SUFFIX:+dpkg --add-architecture $VM_ARCH; }apt-get update?)"
                 rm -rf "$KROOT"
                 vm_deb_unpack "$pkg" "$KROOT"
+                # (Debian 13's kernel has its modules in /usr/lib/modules only: a merged /usr)
+                [ -e "$KROOT/lib" ] || [ ! -d "$KROOT/usr/lib/modules" ] || ln -s usr/lib "$KROOT/lib"
                 KVER=$(ls "$KROOT/lib/modules")
                 depmod -b "$KROOT" "$KVER"
                 touch "$VM_CACHE/kernel$VM_SUFFIX.ok"
@@ -253,6 +255,41 @@ marker() {
 # vm_dump NAME: the end of a console, for a failure message
 vm_dump() {
         tail -n 30 "$TMP/$1.console" | tr -d '\r' | sed 's/^/  | /' >&2
+}
+
+# vm_initramfs_tools_conf DIR: DIR, a copy of this machine's /etc/initramfs-tools for the guests'
+# kernel (vm_kernel): the modules that find and read the disk listed (MODULES=list), no resume
+vm_initramfs_tools_conf() {
+        local conf=$1
+        cp -a /etc/initramfs-tools "$conf"
+        mkdir -p "$conf/hooks" "$conf/scripts/local-premount" "$conf/conf.d"
+        echo "RESUME=none" >"$conf/conf.d/resume"
+        sed -i 's/^MODULES=.*/MODULES=list/' "$conf/initramfs.conf"
+        printf '%s\n' virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic >"$conf/modules"
+}
+
+# vm_initramfs_tools_hook DIR: clockfix's hook and local-premount script in the initramfs-tools
+# configuration DIR, the hook copying the clockfix of this build, with its libraries (copy_exec)
+vm_initramfs_tools_hook() {
+        local conf=$1
+        : "${INITRAMFS_TOOLS_HOOK:?run through meson test}"
+        install -m 755 "$INITRAMFS_TOOLS_HOOK" "$conf/hooks/clockfix"
+        install -m 755 "$SRCDIR/initramfs/initramfs-tools/scripts/local-premount/clockfix" "$conf/scripts/local-premount/"
+        sed -i "s|^CLOCKFIX=.*|CLOCKFIX=$CLOCKFIX|" "$conf/hooks/clockfix"
+}
+
+# vm_mkinitramfs DIR OUT: the image OUT made by initramfs-tools' own mkinitramfs with the
+# configuration DIR for the unpacked kernel, in a private mount namespace (the host's /lib/modules
+# and /boot are not touched; as root)
+vm_mkinitramfs() {
+        [ "$(id -u)" == 0 ] || fail "mkinitramfs needs root for its mount namespace (CI runs as root)"
+        [ -n "${KROOT:-}" ] || vm_kernel
+        # mkinitramfs reads /lib/modules/<version> and /boot/config-<version>: bind the unpacked ones.
+        mkdir -p /lib/modules
+        unshare -m --propagation private sh -c 'mount --bind "$1/lib/modules" /lib/modules &&
+                mount --bind "$1/boot" /boot && mkinitramfs -d "$2" -o "$3" "$4"' \
+                sh "$KROOT" "$1" "$2" "$KVER" >"$TMP/mkinitramfs.log" 2>&1 ||
+                { cat "$TMP/mkinitramfs.log" >&2; fail "mkinitramfs failed"; }
 }
 
 # vm_root_disk OUT WRITTEN: an ext4 root filesystem holding busybox and an /sbin/init that reports

@@ -183,7 +183,7 @@ vm_busybox_ntpd() {
         vm_debian_mirror
         # A source list of its own, for the archive the guests come from: nothing of this machine's
         # apt configuration changes.
-        echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR bookworm main" >"$work/sources.list"
+        echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR $DEBIAN_CODENAME main" >"$work/sources.list"
         apt=(apt-get -q -o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
                 -o Dir::State::Lists="$work/lists" -o Dir::Cache::archives="$work/archives")
         { "${apt[@]}" update && (cd "$work/src" && "${apt[@]}" source --download-only busybox); } >"$work/apt.log" 2>&1 ||

@@ -6,37 +6,21 @@
 # a clock already ahead. The root's /sbin/init reports the clock the initramfs handed over.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
-: "${INITRAMFS_TOOLS_HOOK:?run through meson test}"
-[ "$(id -u)" == 0 ] || fail "mkinitramfs needs root for its mount namespace (CI runs as root)"
 
 vm_kernel
 conf=$TMP/initramfs-tools
-cp -a /etc/initramfs-tools "$conf"
-mkdir -p "$conf/hooks" "$conf/scripts/local-premount" "$conf/scripts/init-top" "$conf/conf.d"
+vm_initramfs_tools_conf "$conf"
 # The test's own script: the clock when the initramfs starts.
+mkdir -p "$conf/scripts/init-top"
 cat >"$conf/scripts/init-top/clockfix-test" <<'EOF2'
 #!/bin/sh
 [ "$1" = prereqs ] && exit 0
 echo "CLOCKFIX-TEST before=$(date +%s)"
 EOF2
 chmod 755 "$conf/scripts/init-top/clockfix-test"
-echo "RESUME=none" >"$conf/conf.d/resume"
-sed -i 's/^MODULES=.*/MODULES=list/' "$conf/initramfs.conf"
-printf '%s\n' virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic >"$conf/modules"
-
-# mkinitramfs reads /lib/modules/<version> and /boot/config-<version>: bind the unpacked ones.
-mkdir -p /lib/modules
-build() {
-        unshare -m --propagation private sh -c 'mount --bind "$1/lib/modules" /lib/modules &&
-                mount --bind "$1/boot" /boot && mkinitramfs -d "$2" -o "$3" "$4"' \
-                sh "$KROOT" "$conf" "$1" "$KVER" >"$TMP/mkinitramfs.log" 2>&1 ||
-                { cat "$TMP/mkinitramfs.log" >&2; fail "mkinitramfs failed"; }
-}
+build() { vm_mkinitramfs "$conf" "$1"; }
 build "$TMP/without.img"
-install -m 755 "$INITRAMFS_TOOLS_HOOK" "$conf/hooks/clockfix"
-install -m 755 "$SRCDIR/initramfs/initramfs-tools/scripts/local-premount/clockfix" "$conf/scripts/local-premount/"
-# The hook copies the clockfix this build made, with its libraries (copy_exec).
-sed -i "s|^CLOCKFIX=.*|CLOCKFIX=$CLOCKFIX|" "$conf/hooks/clockfix"
+vm_initramfs_tools_hook "$conf"
 started=$(date +%s%N)
 build "$TMP/initrd.img"
 vm_image_cost mkinitramfs "$started" "$TMP/initrd.img" "$TMP/without.img"
