@@ -8,14 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
-# systemd.pc, which names the release's unit directory (the package's units go there, and this
-# test looks for them there): in systemd on Debian 12, in systemd-dev from Debian 13 on.
-# build-essential, which dpkg-buildpackage requires.
-case "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" in
-bookworm) systemd_pc=systemd ;;
-*) systemd_pc=systemd-dev ;;
-esac
-install_packages "${BUILD_PACKAGES[@]}" "$systemd_pc" build-essential debhelper dpkg-dev lintian e2fsprogs jq man-db git
+# (BUILD_PACKAGES holds systemd.pc's package, whose unit directory the package's units go to and
+# this test looks in; build-essential, which dpkg-buildpackage requires)
+install_packages "${BUILD_PACKAGES[@]}" build-essential debhelper dpkg-dev lintian e2fsprogs jq man-db git
 . tests/lib-base.sh
 [ "$(id -u)" == 0 ] || fail "needs root to install the package"
 
@@ -23,7 +18,12 @@ tmp_dir /tmp/clockfix-deb.XXXXXX
 # Whatever happens, the package does not stay on this machine.
 at_exit 'DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >/dev/null 2>&1 || true'
 mkdir "$TMP/clockfix"
-git ls-files -co --exclude-standard | grep -v -e '^build' -e '^debian/\.' | tar -cf - -T - | tar -xf - -C "$TMP/clockfix"
+# (the tree's tracked and new files; a copy without git, as tests/release.sh makes, whole)
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files -co --exclude-standard
+else
+        find . \( -type f -o -type l \) -printf '%P\n'
+fi | grep -v -e '^build' -e '^debian/\.' -e '^\.git/' | tar -cf - -T - | tar -xf - -C "$TMP/clockfix"
 (cd "$TMP/clockfix" && dpkg-buildpackage -us -uc -b) >"$TMP/build.log" 2>&1 || { tail -n 40 "$TMP/build.log"; fail "dpkg-buildpackage"; }
 deb=$(cd "$TMP" && ls clockfix_*_*.deb)
 echo "built $deb ($(stat -c %s "$TMP/$deb") bytes)"

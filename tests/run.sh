@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The whole test suite on a fresh Debian 12 machine, as root: installs what the build and the
+# The whole test suite on a fresh Debian 12 (or 13) machine, as root: installs what the build and the
 # tests need, builds with warnings as errors in build-test/, and runs every suite, and the cli and
 # image suites again with clockfix under strace (nothing opened for writing); then builds
 # everything, the tests included, with clang in build-clang/ (warnings as errors) and runs its
@@ -10,7 +10,8 @@
 # UndefinedBehaviorSanitizer and runs every suite but the VM boots and lint there (any invalid
 # access, leak or undefined behaviour fails the test that met it); then fuzzes each fuzz target for
 # FUZZ_SECONDS (25) with libFuzzer (tests/fuzz/run.sh); then builds the Debian package, lints,
-# installs, runs and purges it (tests/deb.sh).
+# installs, runs and purges it (tests/deb.sh); and before that, Debian 13 in a chroot of it
+# (tests/release.sh trixie: the builds, the quick suites, a boot, armhf and the package there).
 # Every stage runs whatever became of the ones before; a summary at the end gives each stage's
 # result and time, and the exit status is non-zero if any failed.
 # Arguments go to the first `meson test` (a suite, a test), and then the rest is left out.
@@ -18,43 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tests/deps.sh
-started=$(date +%s)
-results=()
-failed=0
-# stage NAME COMMAND...: runs one stage, whatever became of the others, and keeps its result and
-# time for the summary at the end
-stage() {
-        local name=$1 begun rc=0
-        shift
-        begun=$(date +%s)
-        echo "== $name"
-        "$@" || rc=$?
-        local took=$(($(date +%s) - begun))
-        if [ "$rc" -eq 0 ]; then
-                results+=("$(printf '%-36s passed  %5d s' "$name" "$took")")
-        else
-                results+=("$(printf '%-36s FAILED  %5d s  (exit %d)' "$name" "$took" "$rc")")
-                failed=$((failed + 1))
-        fi
-        echo "== $name: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $took s; $(($(date +%s) - started)) s since the start"
-}
-
-summary() {
-        echo "== summary"
-        printf '%s\n' "${results[@]}"
-        echo "total: $(($(date +%s) - started)) s, $failed stage(s) failed"
-}
-
-# setup DIR OPTION...: a fresh meson build directory
-setup() {
-        local dir=$1
-        shift
-        if [ -d "$dir" ]; then
-                meson setup --wipe "$dir" -Dwerror=true "$@"
-        else
-                meson setup "$dir" -Dwerror=true "$@"
-        fi
-}
+. tests/stages.sh
 
 # Without the packages nothing else can run.
 install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
@@ -64,7 +29,7 @@ stage "amd64: build" build_test
 stage "amd64: every suite" meson test -C build-test --print-errorlogs --no-rebuild "$@"
 if [ $# -gt 0 ]; then
         summary
-        [ "$failed" -eq 0 ]
+        [ "$STAGES_FAILED" -eq 0 ]
         exit
 fi
 
@@ -95,8 +60,13 @@ stage "ASan and UBSan: every suite but vm and lint" env ASAN_OPTIONS=detect_leak
 
 stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-25}"
 
+# Debian 13 "trixie" on this machine, in a chroot of it (tests/release.sh): builds with gcc and
+# clang, the unit, image, cli and lint suites, a systemd boot of a Debian 13 root with its kernel
+# and initramfs-tools, the armhf cross build's unit and image suites, and the package.
+stage "Debian 13" bash tests/release.sh trixie
+
 # Last, as it installs and purges a package on this machine: the Debian package (tests/deb.sh).
 stage "Debian package" bash tests/deb.sh
 
 summary
-[ "$failed" -eq 0 ]
+[ "$STAGES_FAILED" -eq 0 ]
