@@ -73,7 +73,7 @@ rm -rf "$dir/.debs"
 for d in lib bin sbin; do
         [ -d "$dir/usr/$d" ] || continue
         if [ -d "$dir/$d" ] && [ ! -L "$dir/$d" ]; then
-                cp -a "$dir/$d/." "$dir/usr/$d/"
+                cp -a --remove-destination "$dir/$d/." "$dir/usr/$d/"
                 rm -rf "${dir:?}/$d"
         fi
         [ -e "$dir/$d" ] || ln -s "usr/$d" "$dir/$d"

@@ -87,7 +87,7 @@ dpkg -L clockfix >"$TMP/installed"
 # dpkg warns of what it could not remove (a directory not empty, one it took for the package's
 # alone): nothing of the kind.
 DEBIAN_FRONTEND=noninteractive apt-get purge -y clockfix >"$TMP/purge.log" 2>&1 || { cat "$TMP/purge.log"; fail "purge"; }
-grep -i 'warning' "$TMP/purge.log" && fail "purge: dpkg warned"
+grep -E '^dpkg: warning' "$TMP/purge.log" && fail "purge: dpkg warned"
 dpkg-query -W clockfix >/dev/null 2>&1 && fail "clockfix is still known to dpkg: $(dpkg-query -W -f='${Status}' clockfix)"
 for f in /usr/sbin/clockfix /etc/clockfix.conf /etc/init.d/clockfix /var/lib/clockfix /etc/systemd/system/sysinit.target.wants/clockfix.service \
         /usr/share/initramfs-tools/hooks/clockfix /var/lib/systemd/deb-systemd-helper-enabled/clockfix.service.dsh-also \

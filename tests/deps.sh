@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # deps.sh: the Debian packages clockfix needs on this machine's release (Debian 12 "bookworm" or
 # Debian 13 "trixie", from /etc/os-release), and a function that installs the missing ones.
-# Sourced by tests/demo.sh, tests/run.sh, tests/cross.sh, tests/deb.sh and tests/release.sh.
+# Sourced by tests/demo.sh, tests/run.sh, tests/cross.sh, tests/deb.sh, tests/release.sh and
+# tests/lint/test-readme.sh.
 
-# The release: DEBIAN_CODENAME, unless set (tests/release.sh names the one it bootstraps).
+# The release: DEBIAN_CODENAME, unless set (in a chroot, tests/release.sh, the chroot's own).
 DEBIAN_CODENAME=${DEBIAN_CODENAME:-$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")}
 # What differs between the releases: clang's version, whose sanitizer and libFuzzer runtimes the
 # fuzz targets link; the libraries renamed for the 64-bit time_t (t64); systemd.pc, which moved

@@ -22,6 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" == --inside ]; then
+        # The PID namespace's first process: a signal it takes by default is ignored, so it says.
+        trap 'exit 143' TERM
+        trap 'exit 130' INT
         . tests/deps.sh
         . tests/stages.sh
         install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" crossbuild-essential-armhf qemu-user-static \
@@ -35,10 +38,12 @@ if [ "${1:-}" == --inside ]; then
         stage "$DEBIAN_CODENAME: clang: unit and image" \
                 meson test -C build-clang --print-errorlogs --no-rebuild --suite unit --suite image
         # The guests' roots and kernel outlive this copy of the tree: in the chroot's own cache.
-        mkdir -p /var/cache/clockfix-vm
-        ln -sfn /var/cache/clockfix-vm build-test/vm-cache
-        stage "$DEBIAN_CODENAME: vm-systemd, initramfs-tools" env VM_DEBIAN_INITRD=initramfs-tools \
-                meson test -C build-test --print-errorlogs --no-rebuild vm-systemd
+        vm_systemd() {
+                mkdir -p /var/cache/clockfix-vm build-test
+                ln -sfn /var/cache/clockfix-vm build-test/vm-cache
+                VM_DEBIAN_INITRD=initramfs-tools meson test -C build-test --print-errorlogs --no-rebuild vm-systemd
+        }
+        stage "$DEBIAN_CODENAME: vm-systemd, initramfs-tools" vm_systemd
         stage "$DEBIAN_CODENAME: armhf, unit and image" bash tests/cross.sh armhf --suite unit --suite image
         stage "$DEBIAN_CODENAME: Debian package" bash tests/deb.sh
         summary "$DEBIAN_CODENAME: summary"
@@ -83,11 +88,11 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 rm -rf "$root/root/clockfix" "${root:?}"/tmp/* "${root:?}"/tmp/.[!.]* 2>/dev/null || true
 mkdir -p "$root/root/clockfix"
 git ls-files -co --exclude-standard | grep -v -e '^build' -e '^debian/\.' | tar -cf - -T - | tar -xf - -C "$root/root/clockfix"
-exec {lock}>&-
 # The root a mount point of its own (unshare's --propagation private inside needs one), the
 # kernel's filesystems, this machine's /dev (loop devices, /dev/net/tun), a /run and /dev/shm of
-# the stage's own; a clean environment but for CI and a proxy.
-exec unshare -m -p -f --propagation private /bin/bash -c '
+# the stage's own; a clean environment but for CI and a proxy. (The lock stays held, by the
+# stage's processes; whatever they leave running is killed with them.)
+exec unshare --kill-child -m -p -f --propagation private /bin/bash -c '
         set -e
         root=$1
         mount --bind "$root" "$root"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * test-superblock: superblock_read() on real images made by mke2fs and
- * debugfs (ext2, ext3, ext4, ext4 with metadata_csum and 64bit, 1 KiB and
+ * test-superblock: superblock_read() on real images made by mke2fs, their
+ * times set by sb-times (ext2, ext3, ext4, ext4 with metadata_csum and 64bit, 1 KiB and
  * 64 KiB blocks, 1 TiB sparse), times with their _hi bytes, and every kind
  * of bad input. Each image is fingerprinted before and after: never written.
  */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# clockfix.service in a whole Debian 12 systemd boot (QEMU, a dead RTC at 2000-01-01), installed
+# clockfix.service in a whole Debian systemd boot, of this machine's release (QEMU, a dead RTC at 2000-01-01), installed
 # with `meson install` into a debootstrapped root:
 # 1. It sets the clock to just after the disk's newest time before systemd-fsck-root.service,
 #    systemd-remount-fs.service and time-set.target; once a default route appears it starts the
@@ -129,8 +129,8 @@ else
         from=$(date -u -d "$from" +%s)
         [ "$from" -ge "$rtc2000" ] && [ "$from" -le $((rtc2000 + $(vm_boot_s) + 1)) ] ||
                 fail "the hook moved the clock from $from: not the dead RTC's time ($rtc2000 and the boot so far)"
-        mounted=$(grep -anm 1 'EXT4-fs (vda): mounted' <<<"$CONSOLE" | cut -d: -f1)
-        hook_at=$(grep -anm 1 'Clock moved forward' <<<"$CONSOLE" | cut -d: -f1)
+        mounted=$({ grep -anm 1 'EXT4-fs (vda): mounted' <<<"$CONSOLE" || true; } | cut -d: -f1)
+        hook_at=$({ grep -anm 1 'Clock moved forward' <<<"$CONSOLE" || true; } | cut -d: -f1)
         [ -n "$mounted" ] && [ "$hook_at" -lt "$mounted" ] || fail "the hook did not run before the root was mounted"
         assert_match "$journal" "clockfix\[[0-9]+\]: Clock [0-9T:-]+Z is already at or past $iso from superblock:[a-z_]+ of /dev/vda: left alone" \
                 "clockfix.service found the clock set"
