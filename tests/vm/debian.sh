@@ -248,12 +248,15 @@ vm_debian_configure_sysvinit() {
 # downloaded from the host's archive (cached); openrc's postinst adds every service of rcS.d to
 # the sysinit runlevel and those of rc2.d to default
 vm_debian_openrc() {
-        local dir=$1 debs=$VM_CACHE/openrc-debs
+        local dir=$1 debs=$VM_CACHE/openrc-debs libs
         if [ ! -f "$debs.ok" ]; then
                 rm -rf "$debs"
                 mkdir -p "$debs"
-                (cd "$debs" && apt-get download openrc libeinfo1 librc1 >/dev/null 2>&1) ||
-                        fail "cannot download openrc, libeinfo1 and librc1"
+                # Its own libraries, as the release names them (librc1, or librc1t64 in Debian 13).
+                libs=$(apt-cache depends openrc | sed -n 's/^ *Depends: \(lib\(einfo\|rc\)[^ ]*\)$/\1/p' | tr '\n' ' ')
+                # shellcheck disable=SC2086 # a list of names
+                (cd "$debs" && apt-get download openrc $libs >/dev/null 2>&1) ||
+                        fail "cannot download openrc and its libraries ($libs)"
                 touch "$debs.ok"
         fi
         mkdir -p "$dir/tmp/openrc-debs"
