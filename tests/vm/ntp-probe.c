@@ -18,7 +18,10 @@
  *                             much) and each change of what the kernel says of
  *                             NTP ("watch_kernel=BOOTTIME,MAXERROR_US,STATUS,PLL":
  *                             the status in hex, PLL 1 when STA_PLL is on),
- *                             looked at every 20 ms, as an NTP client leaves it
+ *                             looked at every 20 ms, as an NTP client leaves it,
+ *                             and again just after each step, changed or not
+ *                             (ntpsec 1.2.3 sets STA_PLL as it starts, and its
+ *                             step leaves the kernel's state as it was)
  *
  * Each output line is "CLOCKFIX-TEST KEY=VALUE", flushed at once. Built with
  * 64-bit times (tests/meson.build), static: the guests' C libraries differ.
@@ -188,6 +191,8 @@ static int watch(void)
                         printf("%s%" PRId64 ".%06" PRId64 "\n", d < 0 ? "-" : "", a / 1000000000,
                                 a % 1000000000 / 1000);
                         base = real - boot;
+                        /* What the kernel says at the step: a line even if it is what it said before. */
+                        last_status = -1;
                 }
                 if (adjtimex(&tx) < 0)
                         return perror("ntp-probe: adjtimex"), 1;

@@ -63,12 +63,17 @@ cat >"$base/modules.d/99clockfixtest/module-setup.sh" <<'EOF2'
 #!/bin/bash
 check() { return 255; }
 depends() { return 0; }
-install() { inst_hook pre-pivot 99 "$moddir/report.sh"; }
+install() {
+        inst_multiple date
+        inst_hook pre-pivot 99 "$moddir/report.sh"
+}
 EOF2
 cat >"$base/modules.d/99clockfixtest/report.sh" <<'EOF2'
-#!/bin/bash
-# The clock, then the uptime: an uptime read later bounds how long ago clockfix set the clock.
-printf -v after '%(%s)T' -1
+#!/bin/sh
+# Sourced by dracut-pre-pivot.sh, so run by the initrd's /bin/sh, which dracut-ng makes the
+# host's (dash in Debian 13): POSIX only. The clock, then the uptime: an uptime read later bounds
+# how long ago clockfix set the clock.
+after=$(date +%s)
 read -r up _ </proc/uptime
 printf 'CLOCKFIX-TEST after=%s\nCLOCKFIX-TEST uptime=%s\nCLOCKFIX-TEST done=1\n' "$after" "$up" >/dev/console
 echo 1 >/proc/sys/kernel/sysrq
