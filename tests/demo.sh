@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The README's first command: on a fresh Debian 12 machine (as root, to install packages),
+# The README's first command: on a fresh Debian 12 or 13 machine (as root, to install packages),
 # builds clockfix in build/, makes the root filesystem of a board that lost power, shows what
 # clockfix reads on it, then boots a virtual machine whose clock starts at 2000-01-01 (a dead
 # RTC) from that disk, with clockfix in a busybox initramfs, and shows the clock before and after.
