@@ -26,7 +26,7 @@ DEBIAN_CODENAME=${DEBIAN_CODENAME:-$(. /etc/os-release 2>/dev/null && echo "${VE
 DEBIAN_RECIPE="$DEBIAN_CODENAME minbase systemd-sysv,udev,iproute2,dbus,e2fsprogs recipe 3"
 DEBIAN_SYSVINIT_RECIPE="$DEBIAN_CODENAME minbase sysvinit-core,iproute2,e2fsprogs, then chrony recipe 4"
 DEBIAN_OPENRC_RECIPE="openrc for sysv-rc recipe 1"
-DEBIAN_NTP_RECIPE="ntp clients systemd-timesyncd chrony ntpsec openntpd, networkd at 192.0.2.2 recipe 1"
+DEBIAN_NTP_RECIPE="ntp clients systemd-timesyncd chrony ntpsec openntpd, networkd at 192.0.2.2 recipe 2"
 # The NTP clients of the root named ntp, none of them enabled: a boot enables the one it tries.
 DEBIAN_NTP_CLIENTS="systemd-timesyncd chrony ntpsec openntpd"
 
@@ -329,8 +329,12 @@ vm_debian_ntp() {
         ! find "$dir/etc/systemd/system" -path '*.wants/*' | grep -E 'chrony|ntpsec|openntpd|timesyncd' | grep -v ntpsec-rotate-stats ||
                 fail "an NTP client is still enabled in the Debian root"
         vm_debian_ntp_server "$dir"
+        # (and started once the network is up: its -s sets the clock only from replies within its
+        # first seconds, and gives up at once while the network is unreachable; its package orders
+        # it after network.target alone, and on Debian 13 it then ran before networkd had the
+        # address, slewed, and never synchronised)
         mkdir -p "$dir/etc/systemd/system/openntpd.service.d"
-        printf '[Service]\nExecStartPre=\nExecStartPre=/usr/sbin/openntpd.ntpd -n $DAEMON_OPTS\nExecStart=\nExecStart=/usr/sbin/openntpd.ntpd $DAEMON_OPTS\n' \
+        printf '[Unit]\nWants=network-online.target\nAfter=network-online.target\n\n[Service]\nExecStartPre=\nExecStartPre=/usr/sbin/openntpd.ntpd -n $DAEMON_OPTS\nExecStart=\nExecStart=/usr/sbin/openntpd.ntpd $DAEMON_OPTS\n' \
                 >"$dir/etc/systemd/system/openntpd.service.d/clockfix-test.conf"
         # The network: the guest's one Ethernet card, its address and route given.
         printf '[Match]\nType=ether\n\n[Network]\nAddress=192.0.2.2/24\nGateway=192.0.2.1\n' \
