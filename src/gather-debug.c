@@ -86,6 +86,10 @@ void gather_debug_stamps(const struct policy *window, const struct device_report
                 else
                         log_debug("%s: %s %s (%s): %s", d->path, stamp_source(s), format_iso(a, t->time),
                                 t->live ? "read live" : "read from the disk", verdict_of(window, t->time));
+                if (!t->live)
+                        log_debug("%s: %s: its lookup asked for %u of at most %u blocks%s", d->path,
+                                stamp_source(s), t->blocks, SUPERBLOCK_FILE_BUDGET,
+                                t->budget_spent ? " (budget spent)" : "");
         }
 }
 

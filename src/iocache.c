@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* iocache: the I/O manager filesystems are opened with: read-only, each block read from the device once */
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -33,6 +34,10 @@ struct iocache {
         struct cached_block *slots;
         unsigned n_slots;
         unsigned long long counter;
+        unsigned budget; /* the blocks reads may still ask for while one is set (iocache_budget()) */
+        unsigned asked;  /* the blocks asked for since, the cache's answers included */
+        bool budget_set;
+        bool budget_spent; /* a read was refused for it */
 };
 
 static void drop_blocks(struct iocache *c)
@@ -115,6 +120,18 @@ static errcode_t cache_read_blk64(io_channel channel, unsigned long long block, 
         size_t size = (size_t)channel->block_size;
         char *p = data;
 
+        /*
+         * The budget counts what is asked, not what reaches the device: a block map that points back
+         * at itself is read from the cache alone, as often as it is walked.
+         */
+        if (c->budget_set) {
+                unsigned n = count < 0 ? 1u : (unsigned)count;
+                if (n > c->budget - c->asked) {
+                        c->budget_spent = true;
+                        return EXT2_ET_CANCEL_REQUESTED;
+                }
+                c->asked += n;
+        }
         /* A negative count is a number of bytes (the superblock's 1 KiB): read as asked. */
         if (count < 0 || count > IOCACHE_RUN_MAX)
                 return io_channel_read_blk64(c->device, block, count, data);
@@ -242,3 +259,29 @@ static struct struct_io_manager iocache_manager = {
 };
 
 struct struct_io_manager *const iocache_io_manager = &iocache_manager;
+
+static struct iocache *iocache_of(io_channel channel)
+{
+        return channel && channel->manager == iocache_io_manager ? channel->private_data : NULL;
+}
+
+void iocache_budget(struct struct_io_channel *channel, unsigned blocks)
+{
+        struct iocache *c = iocache_of(channel);
+
+        if (!c)
+                return;
+        c->budget = blocks;
+        c->asked = 0;
+        c->budget_set = blocks > 0;
+        c->budget_spent = false;
+}
+
+unsigned iocache_budget_asked(struct struct_io_channel *channel, bool *ret_spent)
+{
+        struct iocache *c = iocache_of(channel);
+
+        if (ret_spent)
+                *ret_spent = c && c->budget_spent;
+        return c ? c->asked : 0;
+}

@@ -2,8 +2,11 @@
 /* iocache: the I/O manager filesystems are opened with: read-only, each block read from the device once */
 #pragma once
 
-/* libext2fs' io_manager, without including its headers here. */
+#include <stdbool.h>
+
+/* libext2fs' io_manager and io_channel, without including its headers here. */
 struct struct_io_manager;
+struct struct_io_channel;
 
 /*
  * An I/O manager over libext2fs' unix_io_manager that keeps the blocks it
@@ -17,3 +20,18 @@ struct struct_io_manager;
  * manager's: what reached the device.
  */
 extern struct struct_io_manager *const iocache_io_manager;
+
+/*
+ * Sets a budget on the reads of channel (a filesystem's fs->io opened with
+ * iocache_io_manager; any other is left alone): from now on reads may ask for
+ * `blocks` blocks in all, those the cache answers included; a read that would
+ * ask for more is refused (EXT2_ET_CANCEL_REQUESTED), and so is every later
+ * one, until the next call. 0: no budget. No corruption of a directory or a
+ * block map can then make a walk of libext2fs longer than the budget: a map
+ * that points back at itself is walked from the cache alone, as long as it is
+ * walked, with no device read to slow it.
+ */
+void iocache_budget(struct struct_io_channel *channel, unsigned blocks);
+
+/* The blocks asked for since the budget was set, and whether a read was refused for it. */
+unsigned iocache_budget_asked(struct struct_io_channel *channel, bool *ret_spent);

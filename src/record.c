@@ -337,19 +337,16 @@ int record_read_file(const char *path, dev_t on_dev, struct record *ret)
 int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret)
 {
         char text[RECORD_MAX_BYTES];
-        const char *reason;
-        size_t got = 0;
-        uint32_t ino;
+        struct file_read f;
         int r;
 
-        r = superblock_read_file(fs, path, text, sizeof(text), &got, &ino, &reason);
-        if (r == -EFBIG)
-                reason = "larger than clockfix ever writes it (16 KiB)";
+        r = superblock_read_file(fs, path, text, sizeof(text), &f);
         if (r < 0) {
-                read_failed(path, ret, r, reason, false);
+                read_failed(path, ret, r,
+                        r == -EFBIG ? "larger than clockfix ever writes it (16 KiB)" : f.reason, false);
                 return 0;
         }
-        return parse_read(path, text, got, false, ret);
+        return parse_read(path, text, f.got, false, ret);
 }
 
 int record_write(const char *path, const struct record *r)

@@ -180,6 +180,13 @@ static void json_stamps(FILE *f, const struct device_report *d)
                         fprintf(f, "%" PRIu32, st->inode);
                 else
                         fputs("null", f);
+                /* Its lookup's cost and bound on the disk, as the journal's (null when read live). */
+                if (st->live)
+                        fputs(",\"blocks\":null", f);
+                else
+                        fprintf(f, ",\"blocks\":%u", st->blocks);
+                fprintf(f, ",\"budget\":%u,\"budget_exhausted\":%s", SUPERBLOCK_FILE_BUDGET,
+                        yes_no(st->budget_spent));
                 fprintf(f, ",\"live\":%s,\"time\":", yes_no(st->live));
                 json_time(f, st->time, st->error == 0 && st->time != 0);
                 fputc('}', f);

@@ -133,16 +133,17 @@ static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
         bool content = s == STAMP_FAKE_HWCLOCK;
         struct ext2_inode_large inode = { 0 };
         char text[FAKE_HWCLOCK_MAX];
-        size_t got = 0;
+        struct file_read f;
 
-        r->error = superblock_read_file(
-                fs, stamp_path(s), content ? text : NULL, sizeof(text), &got, &r->inode, &r->reason);
-        if (r->error == -EFBIG)
-                r->reason = "too large for a fake-hwclock date";
+        r->error = superblock_read_file(fs, stamp_path(s), content ? text : NULL, sizeof(text), &f);
+        r->inode = f.ino;
+        r->reason = r->error == -EFBIG ? "too large for a fake-hwclock date" : f.reason;
+        r->blocks = f.blocks;
+        r->budget_spent = f.budget_spent;
         if (r->error != 0)
                 return;
         if (content) {
-                if (parse_fake_hwclock(text, got, &r->time) < 0) {
+                if (parse_fake_hwclock(text, f.got, &r->time) < 0) {
                         r->error = -EBADMSG;
                         r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
                 }

@@ -22,6 +22,8 @@ struct stamp_report {
         const char *reason; /* for error other than -ENOENT: what is wrong (static) */
         uint32_t inode;     /* the inode at its path on the unmounted filesystem, usable or not; else 0 */
         bool live;          /* read from the running system (statx()), the filesystem being the mounted / */
+        unsigned blocks;    /* on the disk: the blocks its lookup asked for (superblock_read_file()) */
+        bool budget_spent;  /* on the disk: its lookup stopped at SUPERBLOCK_FILE_BUDGET blocks */
         usec_t time;        /* 0 when none, and whenever error is not 0 */
 };
 

@@ -278,32 +278,33 @@ uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs)
         return stats->bytes_read;
 }
 
-int superblock_read_file(struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size,
-        size_t *ret_got, uint32_t *ret_ino, const char **ret_reason)
+#define TEXT_OF(x)  #x
+#define TEXT(x)     TEXT_OF(x)
+#define BUDGET_TEXT TEXT(SUPERBLOCK_FILE_BUDGET)
+
+/* superblock_read_file() without its budget. */
+static int read_file(ext2_filsys fs, const char *path, void *buf, size_t size, struct file_read *ret)
 {
         struct ext2_inode_large inode = { 0 };
         ext2_file_t file = NULL;
         ext2_ino_t ino = 0;
         unsigned got = 0;
         errcode_t e;
-        int r;
 
-        *ret_ino = 0;
-        *ret_reason = NULL;
         e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
         if (e != 0) {
-                r = errcode_to_errno(e);
+                int r = errcode_to_errno(e);
                 if (r == -EIO)
-                        *ret_reason = "cannot look it up (corrupt directory?)";
+                        ret->reason = "cannot look it up (corrupt directory?)";
                 return r;
         }
-        *ret_ino = ino;
+        ret->ino = ino;
         if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
-                *ret_reason = "cannot read its inode";
+                ret->reason = "cannot read its inode";
                 return -EIO;
         }
         if (!LINUX_S_ISREG(inode.i_mode)) {
-                *ret_reason = "not a regular file";
+                ret->reason = "not a regular file";
                 return -EISDIR;
         }
         if (!buf)
@@ -317,9 +318,29 @@ int superblock_read_file(struct struct_ext2_filsys *fs, const char *path, void *
         if (file)
                 ext2fs_file_close(file);
         if (e != 0) {
-                *ret_reason = "cannot read it";
+                ret->reason = "cannot read it";
                 return -EIO;
         }
-        *ret_got = got;
+        ret->got = got;
         return 0;
+}
+
+int superblock_read_file(
+        struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size, struct file_read *ret)
+{
+        struct file_read result = { 0 };
+        int r;
+
+        /* Every read of the lookup and of the file within the budget, whatever the disk holds. */
+        iocache_budget(fs->io, SUPERBLOCK_FILE_BUDGET);
+        r = read_file(fs, path, buf, size, &result);
+        result.blocks = iocache_budget_asked(fs->io, &result.budget_spent);
+        iocache_budget(fs->io, 0);
+        if (result.budget_spent) {
+                r = -ECANCELED;
+                result.reason = "its lookup stopped at its budget of " BUDGET_TEXT
+                                " blocks (a corrupt directory or block map? run e2fsck)";
+        }
+        *ret = result;
+        return r;
 }

@@ -83,11 +83,30 @@ uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs);
 int errcode_to_errno(long e);
 
 /*
- * The regular file at path on fs, looked up from its root following symbolic links within the
- * filesystem, as the path would resolve at run time: its inode number in *ret_ino (0 when not
- * found) and, when buf is not NULL, its contents into buf, *ret_got bytes. Returns 0, or -errno
- * with what is wrong in *ret_reason: -ENOENT (reason NULL) and the path's other errors, -EIO,
- * -EISDIR (not a regular file), -EFBIG (larger than size: nothing of it read).
+ * The blocks one file's lookup and read may go through, those the cache
+ * answers included. A directory or block map that points back at itself
+ * would otherwise be walked about 10^9 times (a triple indirect block of
+ * 4 KiB blocks that names itself), all from the cache; with the budget, no
+ * file costs more than this many reads of the device, whatever the disk
+ * holds. The stamp files of a real root take a few dozen.
  */
-int superblock_read_file(struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size,
-        size_t *ret_got, uint32_t *ret_ino, const char **ret_reason);
+#define SUPERBLOCK_FILE_BUDGET 1024
+
+/* What superblock_read_file() found. */
+struct file_read {
+        uint32_t ino;       /* the inode at the path; 0 when not found */
+        size_t got;         /* the bytes read into buf */
+        unsigned blocks;    /* the blocks the lookup and the read asked for, the cache's answers included */
+        bool budget_spent;  /* it stopped at SUPERBLOCK_FILE_BUDGET blocks */
+        const char *reason; /* for an error other than -ENOENT: what is wrong (static), else NULL */
+};
+
+/*
+ * The regular file at path on fs, looked up from its root following symbolic links within the
+ * filesystem, as the path would resolve at run time, within SUPERBLOCK_FILE_BUDGET blocks; when
+ * buf is not NULL, its contents into buf. Returns 0, or -errno: -ENOENT and the path's other
+ * errors, -EIO, -EISDIR (not a regular file), -EFBIG (larger than size: nothing of it read),
+ * -ECANCELED (the budget spent). *ret is filled either way.
+ */
+int superblock_read_file(
+        struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size, struct file_read *ret);

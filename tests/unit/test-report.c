@@ -172,14 +172,17 @@ static void test_json_limits(void)
         /* Stamp files: found only when read; an error or nothing otherwise, never both. */
         check(strstr(buf,
                       "{\"path\":\"/var/lib/systemd/timesync/clock\",\"found\":false,"
-                      "\"error\":\"cannot look it up (corrupt directory?)\",\"inode\":null,\"live\":false,"
+                      "\"error\":\"cannot look it up (corrupt directory?)\",\"inode\":null,\"blocks\":0,"
+                      "\"budget\":1024,\"budget_exhausted\":false,\"live\":false,"
                       "\"time\":null}") != NULL);
         check(strstr(buf,
                       "{\"path\":\"/etc/fake-hwclock.data\",\"found\":false,\"error\":null,"
-                      "\"inode\":null,\"live\":false,\"time\":null}") != NULL);
+                      "\"inode\":null,\"blocks\":0,\"budget\":1024,\"budget_exhausted\":false,"
+                      "\"live\":false,\"time\":null}") != NULL);
         check(strstr(buf,
                       "{\"path\":\"/var/lib/clockfix/clock\",\"found\":true,\"error\":null,"
-                      "\"inode\":12,\"live\":false,\"time\":1800000000}") != NULL);
+                      "\"inode\":12,\"blocks\":0,\"budget\":1024,\"budget_exhausted\":false,"
+                      "\"live\":false,\"time\":1800000000}") != NULL);
         /* No digit run of more than 16 digits anywhere: 2^53 has 16. */
         for (const char *q = buf; *q;) {
                 size_t n = strspn(q, "0123456789");
