@@ -32,6 +32,11 @@ int file_stat(const char *path, struct file_stat *ret)
         return file_statx(AT_FDCWD, path, 0, ret);
 }
 
+int file_stat_nofollow(const char *path, struct file_stat *ret)
+{
+        return file_statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, ret);
+}
+
 int file_fstat(int fd, struct file_stat *ret)
 {
         return file_statx(fd, "", AT_EMPTY_PATH, ret);

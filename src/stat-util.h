@@ -26,5 +26,16 @@ struct file_stat {
 /* As stat(): follows symbolic links. 0, or -errno; ret is untouched on failure. */
 int file_stat(const char *path, struct file_stat *ret);
 
+/*
+ * As lstat(): a symbolic link in the last component is not followed (its own type, S_IFLNK, and
+ * times); those in the directories on the way are, as the kernel resolves any path. Nothing is
+ * opened: a device node, a FIFO, or what a link names is never touched. 0, or -errno; ret is
+ * untouched on failure.
+ */
+int file_stat_nofollow(const char *path, struct file_stat *ret);
+
+/* Why a file is not used when a symbolic link is where it should be (live or on the disk). */
+#define NOFOLLOW_REASON "a symbolic link: not followed"
+
 /* As fstat(). 0, or -errno; ret is untouched on failure. */
 int file_fstat(int fd, struct file_stat *ret);
