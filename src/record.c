@@ -299,10 +299,35 @@ int record_read_file(const char *path, dev_t on_dev, struct record *ret)
         char text[RECORD_MAX_BYTES + 1];
         struct file_stat st;
         size_t got = 0;
+        int k;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        /*
+         * What is at the path is looked at before anything is opened, and a symbolic link there is
+         * not followed: a link to /dev/watchdog must not make root open (and arm) it. The directories
+         * on the way are resolved as the kernel does, links among them followed. O_NOFOLLOW and the
+         * fstat() hold against a link or another file put there in between.
+         */
+        k = file_stat_nofollow(path, &st);
+        if (k < 0) {
+                read_failed(path, ret, k, k == -ENOENT ? NULL : "cannot look it up", true);
+                return 0;
+        }
+        if (S_ISLNK(st.mode)) {
+                read_failed(path, ret, -ELOOP, NOFOLLOW_REASON, true);
+                return 0;
+        }
+        if (!S_ISREG(st.mode)) {
+                read_failed(path, ret, -EISDIR, "not a regular file", true);
+                return 0;
+        }
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
         if (fd < 0) {
-                read_failed(path, ret, -errno, errno == ENOENT ? NULL : "cannot open it", true);
+                k = -errno;
+                read_failed(path, ret, k,
+                        k == -ENOENT          ? NULL
+                                : k == -ELOOP ? NOFOLLOW_REASON
+                                              : "cannot open it",
+                        true);
                 return 0;
         }
         if (file_fstat(fd, &st) < 0 || !S_ISREG(st.mode)) {

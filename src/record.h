@@ -97,8 +97,9 @@ int record_update(const struct record *old, const struct candidate *candidates, 
 
 /*
  * Reads the record at path on the running system; when on_dev is not 0, only from the
- * filesystem of that device number (else -EXDEV). Always fills *ret (see its error). 0 or
- * -ENOMEM.
+ * filesystem of that device number (else -EXDEV). A symbolic link at path is not followed
+ * (-ELOOP), nor is anything but a regular file opened (-EISDIR); links in the directories on
+ * the way are. Always fills *ret (see its error). 0 or -ENOMEM.
  */
 int record_read_file(const char *path, dev_t on_dev, struct record *ret);
 

@@ -162,38 +162,83 @@ static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
         r->time = ext4_time_to_usec(inode.i_mtime, have_extra ? inode.i_mtime_extra : 0, have_extra);
 }
 
-/* The same through the running system: the page cache is newer than the disk. */
-static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
+/*
+ * Whether what is at a stamp's path on the running system may be used: a regular file on the root
+ * filesystem, not a symbolic link. Else false, with why in r.
+ */
+static bool live_usable(const struct file_stat *st, dev_t root, struct stamp_report *r)
 {
-        _cleanup_close_ int fd = -1;
-        struct file_stat st;
-        char text[FAKE_HWCLOCK_MAX];
-        ssize_t got;
-
-        r->live = true;
-        fd = open(stamp_path(s), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                r->error = -errno;
-                r->reason = r->error == -ENOENT ? NULL : "cannot open it";
-                return;
-        }
-        if (file_fstat(fd, &st) < 0 || !S_ISREG(st.mode)) {
+        if (S_ISLNK(st->mode)) {
+                r->error = -ELOOP;
+                r->reason = NOFOLLOW_REASON;
+        } else if (!S_ISREG(st->mode)) {
                 r->error = -EISDIR;
                 r->reason = "not a regular file";
-        } else if (st.dev != root) {
+        } else if (st->dev != root) {
                 /* /var on a filesystem of its own: only the root filesystem is searched. */
                 r->error = -EXDEV;
                 r->reason = "on another filesystem than /";
-        } else if (s != STAMP_FAKE_HWCLOCK) {
-                if (st.mtime.tv_sec > 0 && sec_to_usec((uint64_t)st.mtime.tv_sec, &r->time))
-                        r->time += (usec_t)st.mtime.tv_nsec / NSEC_PER_USEC;
-        } else if ((got = read(fd, text, sizeof(text))) < 0) {
+        } else
+                return true;
+        return false;
+}
+
+/* fake-hwclock's date, from the file at path that statx() found usable. */
+static void read_live_date(const char *path, dev_t root, struct stamp_report *r)
+{
+        _cleanup_close_ int fd = -1;
+        char text[FAKE_HWCLOCK_MAX];
+        struct file_stat st;
+        ssize_t got;
+
+        /* O_NOFOLLOW and the fstat(): a link or another file put at the path since is not read. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        if (fd < 0) {
+                r->error = -errno;
+                r->reason = r->error == -ENOENT ? NULL
+                        : r->error == -ELOOP    ? NOFOLLOW_REASON
+                                                : "cannot open it";
+                return;
+        }
+        if (file_fstat(fd, &st) < 0) {
+                r->error = -EIO;
+                r->reason = "cannot look at it";
+        } else if (!live_usable(&st, root, r))
+                return;
+        else if ((got = read(fd, text, sizeof(text))) < 0) {
                 r->error = -errno;
                 r->reason = "cannot read it";
         } else if (parse_fake_hwclock(text, (size_t)got, &r->time) < 0) {
                 r->error = -EBADMSG;
                 r->reason = "does not hold a date (YYYY-MM-DD HH:MM:SS)";
         }
+}
+
+/*
+ * The same through the running system: the page cache is newer than the disk. An mtime is taken
+ * with statx() alone, without following a link at the path or opening anything: a link to
+ * /dev/watchdog there must not make root open (and arm) it. The directories on the way are
+ * resolved as the kernel does, links among them followed (/var/lib/systemd/timesync is one with
+ * DynamicUser=).
+ */
+static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
+{
+        struct file_stat st;
+        int k;
+
+        r->live = true;
+        k = file_stat_nofollow(stamp_path(s), &st);
+        if (k < 0) {
+                r->error = k;
+                r->reason = k == -ENOENT ? NULL : "cannot look it up";
+                return;
+        }
+        if (!live_usable(&st, root, r))
+                return;
+        if (s == STAMP_FAKE_HWCLOCK)
+                read_live_date(stamp_path(s), root, r);
+        else if (st.mtime.tv_sec > 0 && sec_to_usec((uint64_t)st.mtime.tv_sec, &r->time))
+                r->time += (usec_t)st.mtime.tv_nsec / NSEC_PER_USEC;
 }
 
 int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_report ret[static _STAMP_MAX])

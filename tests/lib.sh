@@ -198,6 +198,41 @@ live_root_done() {
 }
 at_exit live_root_done
 
+# fifo_trap FIFO: makes a FIFO at FIFO, with a writer that waits in its open() until something
+# opens the FIFO for reading, then touches FIFO.opened; returns once the writer is blocked there.
+# What must never be opened (a link to /dev/watchdog, which arms it) is made a link to one or a FIFO
+# itself: fifo_untouched FIFO then tells that nothing opened it. The writer gives up after 60 s, and
+# is killed by fifo_traps_done or at exit (before live_root_done: its open holds the mount).
+declare -A FIFO_WRITERS=() # FIFO -> the pid of timeout, whose child is the writer
+fifo_trap() {
+        mkfifo "$1"
+        # shellcheck disable=SC2016 # the writer's own $1
+        timeout 60 sh -c ': >"$1" && touch "$1.opened"' sh "$1" &
+        FIFO_WRITERS[$1]=$!
+        wait_until 30 fifo_untouched "$1" ||
+                fail "fifo_trap: no writer blocked opening $1 (its wchan: $(cat "/proc/$(pgrep -P "$!")/wchan" 2>&1))"
+}
+
+# fifo_untouched FIFO: whether the writer of fifo_trap is still blocked in the FIFO's open, asleep
+# where the kernel puts a writer until a reader comes (fs/pipe.c; wait_for_partner() is inlined in
+# some builds). A reader's open wakes it before it returns, so a check after the reader is
+# reliable: a writer once woken never sleeps there again.
+fifo_untouched() {
+        local writer
+        writer=$(pgrep -P "${FIFO_WRITERS[$1]}") || return 1
+        [ ! -e "$1.opened" ] && [[ "$(cat "/proc/$writer/wchan" 2>/dev/null)" =~ ^(wait_for_partner|fifo_open)$ ]]
+}
+
+fifo_traps_done() {
+        local f
+        for f in "${!FIFO_WRITERS[@]}"; do
+                kill "${FIFO_WRITERS[$f]}" 2>/dev/null || true
+                wait "${FIFO_WRITERS[$f]}" 2>/dev/null || true
+        done
+        FIFO_WRITERS=()
+}
+at_exit fifo_traps_done
+
 # live_clockfix ARGS...: runs the clockfix of live_root there; sets OUT, ERR, RC
 live_clockfix() {
         RC=0

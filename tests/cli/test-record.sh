@@ -7,7 +7,8 @@
 # - status and set do not use a recorded value, read from --state-dir or, as an initramfs reads it,
 #   from /var/lib/clockfix/future-times inside the unmounted image; the next best source wins;
 # - a value rewritten since (a later fsck) counts again; a stale entry is dropped at the next write;
-# - a corrupt, truncated, huge or hostile record is ignored with a warning, never fatal;
+# - a corrupt, truncated, huge or hostile record is ignored with a warning, never fatal; a symbolic
+#   link there is not followed, nor anything but a regular file opened;
 # - the daemon records at synchronisation (timesyncd's flag), and writes nothing on a normal one.
 . "$SRCDIR/tests/lib.sh"
 
@@ -215,8 +216,21 @@ rm -f "$bad/future-times"
 mkdir "$bad/future-times"
 try_bad "a directory" "not a regular file: ignored"
 rmdir "$bad/future-times"
+# A symbolic link is not followed, nor is anything but a regular file opened (a link to
+# /dev/watchdog, opened, would arm it): a link to a FIFO, and a FIFO, each with a writer blocked
+# until a reader opens it (fifo_trap).
+fifo_trap "$TMP/fifo"
+ln -s "$TMP/fifo" "$bad/future-times"
+try_bad "a link to a FIFO" "a symbolic link: not followed: ignored"
+fifo_untouched "$TMP/fifo" || fail "a link to a FIFO: clockfix opened the FIFO"
+rm -f "$bad/future-times"
+fifo_trap "$bad/future-times"
+try_bad "a FIFO" "not a regular file: ignored"
+fifo_untouched "$bad/future-times" || fail "a FIFO: clockfix opened it"
+fifo_traps_done
+rm -f "$bad/future-times"
 ln -s /dev/zero "$bad/future-times"
-try_bad "a link to a device" "not a regular file: ignored"
+try_bad "a link to a device" "a symbolic link: not followed: ignored"
 rm -f "$bad/future-times"
 # Inside the image: too large is not even read.
 head -c 30000 /dev/zero | tr '\0' '#' >"$TMP/huge"
@@ -268,14 +282,15 @@ mkimg "$TMP/n.img" "$((now - 86400))" 16M -t ext4
 mkdir -p "$TMP/nstate"
 rc=0
 NOLEAKS timeout 60 unshare -m --propagation private bash "$TMP/sync.sh" strace -f -qq -o "$TMP/daemon.trace" \
-        -e trace=open,openat,openat2,creat,rename,renameat,renameat2,unlink,unlinkat,mkdir,write,pwrite64 \
+        -e trace=open,openat,openat2,creat,rename,renameat,renameat2,unlink,unlinkat,mkdir,write,pwrite64,statx \
         "${NOCAP[@]}" "$CLOCKFIX" "${DAEMON[@]}" --device "$TMP/n.img" --state-dir "$TMP/nstate" 2>"$TMP/n.err" || rc=$?
 assert_eq "$rc" 0 "normal sync: exit"
 assert_match "$(cat "$TMP/n.err")" "Clock synchronised by NTP \(timesyncd\)" "normal sync: synchronised"
 bad=$(awk '/O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|rename|unlink|mkdir\(/ { print; next }
         /write\(|pwrite64\(/ { split($2, a, /[(,]/); if (a[2] != "2") print }' "$TMP/daemon.trace")
 [ -z "$bad" ] || fail "a normal synchronisation wrote: $bad"
-grep -q "openat(.*$TMP/nstate/future-times\", O_RDONLY" "$TMP/daemon.trace" ||
+# (it looks at what is at the path before it opens anything: there is nothing)
+grep -qE "statx\(AT_FDCWD, \"$TMP/nstate/future-times\", [A-Z_|]*AT_SYMLINK_NOFOLLOW" "$TMP/daemon.trace" ||
         fail "the daemon did not look at the record at synchronisation"
 [ ! -e "$TMP/nstate/future-times" ] || fail "a normal synchronisation made a record"
 echo ok

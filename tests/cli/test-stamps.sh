@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Stamp files read from an unmounted filesystem with libext2fs: timesyncd's clock file (through a
 # symbolic link, with nanoseconds), fake-hwclock's date, clockfix's own stamp; files that cannot
-# be used; 128-byte inodes without the extra time field; --no-stamps.
+# be used; a symbolic link at a stamp's path, never followed live (nor anything opened to tell);
+# 128-byte inodes without the extra time field; --no-stamps.
 . "$SRCDIR/tests/lib.sh"
 
 POLICY=(--not-before 2026-01-01 --now 2000-01-01)
@@ -107,6 +108,35 @@ assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1797000000250
 # and the touch above set an mtime of its choosing, which no tool does: see test-stamps-skip.sh.)
 cf status --json --device "$DEV" --journal-budget 0 "${POLICY[@]}"
 assert_eq "$(jqo '.devices[0].files[0].live')" false "not live from outside"
+live_root_done
+
+# On the running system nothing is followed or opened to tell either: timesyncd's clock file and
+# fake-hwclock's are links to FIFOs (absolute, relative), clockfix's own stamp and the record are a
+# FIFO and a link to one, each with a writer blocked until a reader opens it (fifo_trap).
+image "$TMP/live-link.img"
+live_root "$TMP/live-link.img" usr dev proc
+rm "$ROOT/var/lib/private/systemd/timesync/clock" "$ROOT/etc/fake-hwclock.data" "$ROOT/var/lib/clockfix/clock"
+for f in fifo-clock fifo-date var/lib/clockfix/clock fifo-record; do fifo_trap "$ROOT/$f"; done
+ln -s /fifo-clock "$ROOT/var/lib/private/systemd/timesync/clock"
+ln -s ../fifo-date "$ROOT/etc/fake-hwclock.data"
+ln -s /fifo-record "$ROOT/var/lib/clockfix/future-times"
+live_clockfix status --json --device "$DEV" "${POLICY[@]}"
+assert_eq "$RC" 0 "live links: exit"
+for f in fifo-clock fifo-date var/lib/clockfix/clock fifo-record; do
+        fifo_untouched "$ROOT/$f" || fail "live links: clockfix opened /$f"
+done
+assert_eq "$(jqo '[.devices[0].files[] | "\(.live) \(.found) \(.error) \(.time)"] | join("; ")')" \
+        "true false a symbolic link: not followed null; true false a symbolic link: not followed null; true false not a regular file null" \
+        "live links: the stamp files"
+assert_eq "$(jqo '.devices[0].future_record | "\(.live) \(.found) \(.error)"')" \
+        "true false a symbolic link: not followed" "live links: the record"
+live_clockfix status --device "$DEV" "${POLICY[@]}"
+assert_match "$OUT" "File /var/lib/systemd/timesync/clock: a symbolic link: not followed, not used" "live links: the table"
+assert_match "$OUT" "Record /var/lib/clockfix/future-times: a symbolic link: not followed, ignored" "live links: the record in the table"
+for f in fifo-clock fifo-date var/lib/clockfix/clock fifo-record; do
+        fifo_untouched "$ROOT/$f" || fail "live links: clockfix status opened /$f"
+done
+fifo_traps_done
 live_root_done
 
 # 128-byte inodes have no extra field: whole seconds.
