@@ -291,7 +291,11 @@ static int read_file(ext2_filsys fs, const char *path, void *buf, size_t size, s
         unsigned got = 0;
         errcode_t e;
 
-        e = ext2fs_namei_follow(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+        /*
+         * ext2fs_namei(): links in the directories on the way are followed (absolute ones from this
+         * filesystem's root), one in the last component is not, as O_NOFOLLOW on the running system.
+         */
+        e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
         if (e != 0) {
                 int r = errcode_to_errno(e);
                 if (r == -EIO)
@@ -302,6 +306,10 @@ static int read_file(ext2_filsys fs, const char *path, void *buf, size_t size, s
         if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
                 ret->reason = "cannot read its inode";
                 return -EIO;
+        }
+        if (LINUX_S_ISLNK(inode.i_mode)) {
+                ret->reason = NOFOLLOW_REASON;
+                return -ELOOP;
         }
         if (!LINUX_S_ISREG(inode.i_mode)) {
                 ret->reason = "not a regular file";

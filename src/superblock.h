@@ -103,10 +103,11 @@ struct file_read {
 
 /*
  * The regular file at path on fs, looked up from its root following symbolic links within the
- * filesystem, as the path would resolve at run time, within SUPERBLOCK_FILE_BUDGET blocks; when
- * buf is not NULL, its contents into buf. Returns 0, or -errno: -ENOENT and the path's other
- * errors, -EIO, -EISDIR (not a regular file), -EFBIG (larger than size: nothing of it read),
- * -ECANCELED (the budget spent). *ret is filled either way.
+ * filesystem in the directories on the way, but not one in the last component (as O_NOFOLLOW),
+ * within SUPERBLOCK_FILE_BUDGET blocks; when buf is not NULL, its contents into buf. Returns 0,
+ * or -errno: -ENOENT and the path's other errors, -EIO, -ELOOP (a symbolic link), -EISDIR (not
+ * a regular file), -EFBIG (larger than size: nothing of it read), -ECANCELED (the budget spent).
+ * *ret is filled either way.
  */
 int superblock_read_file(
         struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size, struct file_read *ret);

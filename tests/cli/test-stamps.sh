@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Stamp files read from an unmounted filesystem with libext2fs: timesyncd's clock file (through a
 # symbolic link, with nanoseconds), fake-hwclock's date, clockfix's own stamp; files that cannot
-# be used; a symbolic link at a stamp's path, never followed live (nor anything opened to tell);
-# 128-byte inodes without the extra time field; --no-stamps.
+# be used; a symbolic link at a stamp's path, never followed, on the disk or live (nor anything
+# opened to tell); 128-byte inodes without the extra time field; --no-stamps.
 . "$SRCDIR/tests/lib.sh"
 
 POLICY=(--not-before 2026-01-01 --now 2000-01-01)
@@ -72,6 +72,34 @@ assert_eq "$(src file:/var/lib/systemd/timesync/clock .time)" $((1796100000 + (1
 assert_eq "$(jqo '[.devices[0].files[] | "\(.found)/\(.error != null)/\(.time != null)"] | join(" ")')" \
         "true/false/true false/true/false false/true/false" "bad stamps: files"
 assert_eq "$(jqo '.devices[0].files[2].inode > 11')" true "bad stamps: the inode of what is at the path"
+
+# A symbolic link in the last component is not followed (a link to /dev/watchdog, followed, would
+# arm it): neither timesyncd's clock file, an absolute link to a regular file holding a newer time
+# elsewhere on the filesystem, nor fake-hwclock's, a relative one; each is there but not used, with
+# the inode of the link. The links of the directories on the way are followed (timesyncd's, as with
+# DynamicUser=): clockfix's own stamp is the newest then.
+image "$TMP/link.img"
+echo "2027-03-01 08:00:00" >"$TMP/fhc-newer"
+printf '%s\n' "write /dev/null var/lib/newer-clock" "sif var/lib/newer-clock mtime @1798000000" \
+        "rm var/lib/private/systemd/timesync/clock" \
+        "symlink var/lib/private/systemd/timesync/clock /var/lib/newer-clock" \
+        "write $TMP/fhc-newer etc/newer-date" "rm etc/fake-hwclock.data" "symlink etc/fake-hwclock.data newer-date" |
+        E2FSPROGS_FAKE_TIME=1700000000 debugfs -w -f - "$TMP/link.img" >/dev/null 2>&1
+debugfs -R "stat etc/fake-hwclock.data" "$TMP/link.img" 2>/dev/null | grep -q "Type: symlink" ||
+        fail "debugfs made no symbolic link"
+cf status --json --device "$TMP/link.img" "${POLICY[@]}"
+assert_eq "$RC" 0 "links on the disk: exit"
+for f in /var/lib/systemd/timesync/clock /etc/fake-hwclock.data; do
+        assert_eq "$(jqo ".devices[0].files[] | select(.path == \"$f\") | [.found, .error, .inode > 11, .time] | map(tostring) | join(\",\")")" \
+                "false,a symbolic link: not followed,true,null" "links on the disk: $f"
+done
+assert_eq "$(jqo '[.sources[] | select(.source | startswith("file:")) | .source] | join(" ")')" \
+        file:/var/lib/clockfix/clock "links on the disk: no time through a link"
+assert_eq "$(jqo .source) $(jqo .estimate)" "file:/var/lib/clockfix/clock 1796000000" "links on the disk: the winner"
+cf status --device "$TMP/link.img" "${POLICY[@]}"
+assert_match "$OUT" "File /etc/fake-hwclock.data: a symbolic link: not followed, not used" "links on the disk: the table"
+cf set --dry-run --device "$TMP/link.img" "${POLICY[@]}"
+assert_match "$ERR" "/var/lib/systemd/timesync/clock: a symbolic link: not followed, not used" "links on the disk: warning"
 
 # A corrupt directory on the way (garbage over /var/lib's block): the files under it are not
 # found and say why, with no inode and no time; fake-hwclock's, elsewhere, still counts.
