@@ -65,7 +65,12 @@ int decide(const struct policy *p, usec_t now, bool synchronized, const struct c
 
         /* A candidate equal to the floor still names its source: the disk, not the build, said so. */
         usec_t estimate = winner ? winner->time : p->floor;
-        usec_t target = estimate + p->margin; /* cannot overflow: estimate <= not_after, validated above */
+        /*
+         * Never past not-after, whatever the margin: a later time is what these rules
+         * call corrupt or crafted, and a clock set there would stamp it on the disk
+         * for the next boot. (estimate <= not_after: the difference cannot wrap.)
+         */
+        usec_t target = p->margin > p->not_after - estimate ? p->not_after : estimate + p->margin;
         bool implausible = now > p->not_after;
 
         /*

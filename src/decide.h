@@ -53,7 +53,7 @@ enum action {
 struct decision {
         enum action action;
         usec_t estimate;                /* 0 when unavailable */
-        usec_t target;                  /* estimate + margin; 0 when unavailable */
+        usec_t target;                  /* estimate + margin, at most not_after; 0 when unavailable */
         const struct candidate *winner; /* NULL when the floor wins (or unavailable) */
         bool clock_implausible;         /* now is after not_after, so set may move the clock back */
         bool clock_synchronized;        /* NTP synchronised the clock: it is left alone */
@@ -76,7 +76,7 @@ enum verdict candidate_verdict(const struct policy *p, const struct candidate *c
  * now (synchronized: the kernel says NTP keeps it):
  *   estimate = max(floor, plausible candidates), the first listed winning a tie;
  *   a candidate after not-after, or in the future at the last sync, is neither plausible nor evidence;
- *   target = estimate + margin;
+ *   target = estimate + margin, or not_after when that is earlier: never a time after not_after;
  *   set when now < target, or when now itself is after not_after; none otherwise,
  *   and none whenever the clock is synchronised: NTP knows better than any disk.
  * With no candidate that is plausible or before the floor, the action is unavailable:

@@ -555,8 +555,12 @@ void report_text(FILE *f, const struct status *s)
         else
                 fprintf(f, "Estimate:   %s from the floor (no disk time is later)\n",
                         format_iso(a, d->estimate));
-        fprintf(f, "Target:     %s (estimate + margin %s s)\n", format_iso(b, d->target),
-                format_seconds(m, s->policy->margin));
+        if (d->target - d->estimate < s->policy->margin)
+                fprintf(f, "Target:     %s (not-after: the estimate + margin %s s would be later)\n",
+                        format_iso(b, d->target), format_seconds(m, s->policy->margin));
+        else
+                fprintf(f, "Target:     %s (estimate + margin %s s)\n", format_iso(b, d->target),
+                        format_seconds(m, s->policy->margin));
         if (d->action == ACTION_NONE && d->clock_synchronized)
                 fputs("Action:     none: the clock is synchronized by NTP, which knows better than any disk\n",
                         f);

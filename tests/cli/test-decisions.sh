@@ -45,6 +45,24 @@ cf status --json $W --margin 0 --now 2000-01-01
 assert_eq "$(jqo .target)" $WRITTEN "margin 0: target"
 cf status --json $W --margin 90.5 --now 2000-01-01
 assert_eq "$(jqo '[.target, .margin_usec] | @tsv')" "$(printf '%s\t90500000' $((WRITTEN + 90)))" "margin 90.5"
+# The target is never after not-after, whatever the margin: a disk written 10 s before not-after
+# and a margin of an hour give not-after itself, and the table says why.
+N="--not-after @$((WRITTEN + 10))"
+cf status --json $W $N --margin 3600 --now 2000-01-01
+assert_eq "$(jqo '[.action, .estimate, .target, .not_after, .margin_usec] | map(tostring) | join(" ")')" \
+        "set $WRITTEN $((WRITTEN + 10)) $((WRITTEN + 10)) 3600000000" "margin past not-after: the target stops at it"
+cf set --dry-run $W $N --margin 3600 --now 2000-01-01
+assert_match "$ERR" "Would move clock forward from 2000-01-01T00:00:00Z to 2027-01-15T08:10:10Z \(\+853315810 s\)" \
+        "margin past not-after: set stops at not-after"
+cf status $W $N --margin 3600 --now 2000-01-01
+assert_match "$OUT" "Target: +2027-01-15T08:10:10Z \(not-after: the estimate \+ margin 3600 s would be later\)" \
+        "margin past not-after: the table says so"
+# A clock already at not-after is left alone; one after it is moved back to not-after, no later.
+cf status --json $W $N --margin 3600 --now @$((WRITTEN + 10))
+assert_eq "$(jqo '[.action, .target] | map(tostring) | join(" ")')" "none $((WRITTEN + 10))" "clock at not-after: none"
+cf status --json $W $N --margin 3600 --now 2151-01-01
+assert_eq "$(jqo '[.action, .target, .clock_implausible] | map(tostring) | join(" ")')" \
+        "set $((WRITTEN + 10)) true" "clock after not-after: back to not-after at most"
 
 # The floor: a disk older than --not-before loses to it; the device still counts as evidence.
 cf status --json --device "$img" --not-before 2028-01-01 --now 2000-01-01

@@ -3,7 +3,7 @@
  * fuzz-decide: the decision on any policy, clock and candidates (from the
  * input's bytes), against the rules of docs/design.md §3: the clock only moves
  * forward unless it is itself implausible, the estimate is never before the
- * floor nor after not-after, no margin overflows, nothing is set without
+ * floor nor after not-after, nor is the target, no margin overflows, nothing is set without
  * evidence or while NTP keeps the clock.
  */
 
@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 return 0;
         }
         FUZZ_CHECK(d.estimate >= p.floor && d.estimate <= p.not_after);
-        FUZZ_CHECK(d.target == d.estimate + p.margin);
+        FUZZ_CHECK(d.target <= p.not_after);
+        FUZZ_CHECK(d.target == (p.margin > p.not_after - d.estimate ? p.not_after : d.estimate + p.margin));
         if (d.winner)
                 FUZZ_CHECK(d.winner->time == d.estimate &&
                         candidate_verdict(&p, d.winner) == VERDICT_PLAUSIBLE);

@@ -190,17 +190,18 @@ assert_match "$ERR" "^<4>clockfix: $inner: journal: [0-9]+ block\(s\) could not 
 echo "a read error at block $bad, in the middle of the log: $found"
 
 # Times that overflow when the margin is added: the largest a superblock can hold (2^40 - 1 s: 32
-# bits and the _hi byte, at 0x275 for the last mount), with a margin of three years: the target
-# is the sum, and a not-after at the end of time that leaves no room for the margin is refused.
+# bits and the _hi byte, at 0x275 for the last mount), with the largest margin (an hour) and a
+# not-after that leaves room for it: the target is the sum; a not-after at the end of time that
+# leaves no room for the margin is refused.
 mkimg "$img" "$T0" 8M -t ext4 -O ^metadata_csum
 stamp "$img" "$T0" "ssv mtime @$(((1 << 32) - 1))"
 printf '\xff' | dd of="$img" bs=1 seek=$((1024 + 0x275)) conv=notrunc status=none
 BIG=(--config /dev/null --not-before 2026-01-01 --journal-budget 0 --no-stamps --now 2000-01-01)
-cf status --json --device "$img" "${BIG[@]}" --not-after @$(((1 << 40) - 1)) --margin 100000000
+cf status --json --device "$img" "${BIG[@]}" --not-after @$(((1 << 40) - 1 + 3600)) --margin 3600
 assert_eq "$RC" 0 "the largest time: exit"
 assert_eq "$(jqo '[.source, .estimate, .target] | map(tostring) | join(" ")')" \
-        "superblock:last_mount $(((1 << 40) - 1)) $(((1 << 40) - 1 + 100000000))" "the largest time, plus the margin"
-cf status --json --device "$img" "${BIG[@]}" --not-after @18446744073709 --margin 100000000
+        "superblock:last_mount $(((1 << 40) - 1)) $(((1 << 40) - 1 + 3600))" "the largest time, plus the margin"
+cf status --json --device "$img" "${BIG[@]}" --not-after @18446744073709 --margin 1
 assert_eq "$RC" 2 "not-after at the end of time with a margin: exit"
-assert_match "$ERR" "margin 100000000 s \(--margin\) is too large for not-after .* \(--not-after\)" "not-after at the end of time: message"
+assert_match "$ERR" "margin 1 s \(--margin\) is too large for not-after .* \(--not-after\)" "not-after at the end of time: message"
 echo ok

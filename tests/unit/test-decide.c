@@ -61,8 +61,8 @@ static const struct row rows[] = {
                 2, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
         { "a time equal to the floor is plausible and names its source", P, S(T2000),
                 { { "d", "a", S(T2026) } }, 1, 0, ACTION_SET, S(T2026), S(T2026 + 1), 0, false },
-        { "a time equal to not-after is plausible", P, S(T2000), { { "d", "a", S(T2056) } }, 1, 0,
-                ACTION_SET, S(T2056), S(T2056 + 1), 0, false },
+        { "a time equal to not-after is plausible, and the margin stops there", P, S(T2000),
+                { { "d", "a", S(T2056) } }, 1, 0, ACTION_SET, S(T2056), S(T2056), 0, false },
         { "one microsecond after not-after is not", P, S(T2000),
                 { { "d", "a", S(T2056) + 1 }, { "d", "b", S(T2030) } }, 2, 0, ACTION_SET, S(T2030),
                 S(T2030 + 1), 1, false },
@@ -102,10 +102,33 @@ static const struct row rows[] = {
         { "before the floor plus implausible: the floor wins", P, S(T2000),
                 { { "d", "a", S(T2151) }, { "d", "b", S(T2000) } }, 2, 0, ACTION_SET, S(T2026), S(T2026 + 1),
                 FLOOR_WINS, false },
-        { "not-after + margin exactly at the limit",
+        { "not-after + margin exactly at the limit: the target stops at not-after",
                 { .floor = 0, .not_after = USEC_INFINITY - 5, .margin = 5 }, 0,
-                { { "d", "a", USEC_INFINITY - 5 } }, 1, 0, ACTION_SET, USEC_INFINITY - 5, USEC_INFINITY, 0,
-                false },
+                { { "d", "a", USEC_INFINITY - 10 } }, 1, 0, ACTION_SET, USEC_INFINITY - 10,
+                USEC_INFINITY - 5, 0, false },
+        /* Whatever the margin, the target is never after not-after: a later time is one these rules refuse.
+         */
+        { "a huge margin stops at not-after",
+                { .floor = S(T2026), .not_after = S(T2056), .margin = S(1000000000) }, S(T2000),
+                { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2056), 0, false },
+        { "the largest margin not-after allows stops there too",
+                { .floor = S(T2026), .not_after = S(T2056), .margin = USEC_INFINITY - S(T2056) }, S(T2000),
+                { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2056), 0, false },
+        { "a day's margin an hour before not-after",
+                { .floor = S(T2026), .not_after = S(T2056), .margin = S(86400) }, S(T2000),
+                { { "d", "a", S(T2056 - 3600) } }, 1, 0, ACTION_SET, S(T2056 - 3600), S(T2056), 0, false },
+        { "a margin that ends exactly at not-after is whole",
+                { .floor = S(T2026), .not_after = S(T2056), .margin = S(10) }, S(T2000),
+                { { "d", "a", S(T2056 - 10) } }, 1, 0, ACTION_SET, S(T2056 - 10), S(T2056), 0, false },
+        { "the floor wins, a huge margin stops at not-after",
+                { .floor = S(T2026), .not_after = S(T2030), .margin = S(1000000000) }, S(T2000),
+                { { "d", "a", S(T2000 + 5) } }, 1, 0, ACTION_SET, S(T2026), S(T2030), FLOOR_WINS, false },
+        { "clock at not-after, huge margin: nothing to do",
+                { .floor = S(T2026), .not_after = S(T2056), .margin = S(1000000000) }, S(T2056),
+                { { "d", "a", S(T2030) } }, 1, 0, ACTION_NONE, S(T2030), S(T2056), 0, false },
+        { "clock in 2151, huge margin: set back, to not-after at most",
+                { .floor = S(T2026), .not_after = S(T2056), .margin = S(1000000000) }, S(T2151),
+                { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2056), 0, true },
         { "not-after + margin would overflow", { .floor = 0, .not_after = USEC_INFINITY, .margin = 1 }, 0,
                 { { "d", "a", S(T2030) } }, 1, -EOVERFLOW },
         { "huge margin would overflow",
@@ -113,8 +136,9 @@ static const struct row rows[] = {
                 { { "d", "a", S(T2030) } }, 1, -EOVERFLOW },
         { "floor after not-after", { .floor = S(T2056), .not_after = S(T2026), .margin = S(1) }, 0,
                 { { "d", "a", S(T2030) } }, 1, -EINVAL },
-        { "floor equal to not-after", { .floor = S(T2030), .not_after = S(T2030), .margin = S(1) }, S(T2000),
-                { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2030 + 1), 0, false },
+        { "floor equal to not-after: no room for the margin",
+                { .floor = S(T2030), .not_after = S(T2030), .margin = S(1) }, S(T2000),
+                { { "d", "a", S(T2030) } }, 1, 0, ACTION_SET, S(T2030), S(T2030), 0, false },
         { .name = "synchronised by NTP and behind the disk: left alone",
                 .policy = P,
                 .now = S(T2000),
@@ -172,6 +196,9 @@ static void test_rows(void)
                 /* The one invariant of it all: the clock moves forward unless it is implausible. */
                 if (d.action == ACTION_SET && !d.clock_implausible)
                         check(d.target > t->now);
+                /* And never past not-after, whatever the margin. */
+                if (d.action != ACTION_UNAVAILABLE)
+                        check(d.target <= t->policy.not_after);
                 if (t->synchronized)
                         check(d.action != ACTION_SET);
         }
