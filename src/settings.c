@@ -123,7 +123,31 @@ static int setting_device(struct options *o, const char *value, const char **ret
         return 0;
 }
 
-/* wait, margin, save-interval, timeout: a number of seconds. */
+/*
+ * The margin stands for the moments between the disk's last write and the
+ * power going: seconds on a busy system (ext4 commits every 5 s), up to the
+ * stamp's save interval on an idle one (900 s by default). An hour covers four
+ * times that. More is no longer a margin but a jump that compounds: each boot
+ * without NTP writes its clock to the disk, and the next adds the margin to it
+ * again (clockfix.margin=86400 would move the clock a day ahead every boot).
+ */
+#define MARGIN_MAX (3600 * USEC_PER_SEC)
+
+/*
+ * How long to wait for a device to appear. No boot waits longer for its root
+ * by default: systemd gives up on a device after 90 s, initramfs-tools'
+ * rootdelay and dracut's rd.retry after 180 s. Beyond that the boot has failed
+ * anyway, and a device that never comes would stall it (sysinit, where no
+ * service timeout ends the wait) for as long as the value says.
+ */
+#define WAIT_MAX (300 * USEC_PER_SEC)
+
+/*
+ * wait, margin, save-interval, timeout: a number of seconds. A value out of a
+ * setting's range is refused, as a bad one is: the default (or the value an
+ * earlier line set) is kept. timeout and save-interval need no upper bound:
+ * their timers saturate, and a huge value means "no limit" or "never", as 0 does.
+ */
 static int setting_seconds(
         struct options *o, enum setting s, const char *value, const char **ret_reason, const char **ret_hint)
 {
@@ -137,6 +161,14 @@ static int setting_seconds(
         }
         if (s == SETTING_SAVE_INTERVAL && t > 0 && t < USEC_PER_SEC) {
                 *ret_reason = "below 1 s (0: never)";
+                return -ERANGE;
+        }
+        if (s == SETTING_MARGIN && t > MARGIN_MAX) {
+                *ret_reason = "above 3600 s (at most an hour past the disk's last write)";
+                return -ERANGE;
+        }
+        if (s == SETTING_WAIT && t > WAIT_MAX) {
+                *ret_reason = "above 300 s (no boot waits that long for its root)";
                 return -ERANGE;
         }
         if (s == SETTING_WAIT)

@@ -78,6 +78,50 @@ assert_match "$ERR" "Ignoring $TMP/bad.conf:7: ntp-unit = chrony service: not a 
 assert_eq "$(jqo '[.margin_usec, .estimate] | map(tostring) | join(" ")')" "1000000 1800000000" \
         "bad file: defaults kept, good lines applied"
 
+# A margin or a wait beyond its bound is a bad value like any other: warned about (file and line, or
+# the parameter), the default kept. Unbounded, margin = 1000000000 set the clock 31 years ahead,
+# past not-after; clockfix.margin=86400 a day ahead at every boot, each boot's clock written to the
+# disk for the next to add a day to; wait = 1000000000 held the boot up for good on a device that
+# never appears.
+printf 'margin = 1000000000\nnot-before = 2026-01-01\n' >"$TMP/margin.conf"
+cf set --dry-run --config "$TMP/margin.conf" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$RC" 0 "margin = 1000000000: exit"
+assert_eq "$ERR" "<4>clockfix: Ignoring $TMP/margin.conf:1: margin = 1000000000: above 3600 s (at most an hour past the disk's last write)
+<5>clockfix: Would move clock forward from 2000-01-01T00:00:00Z to 2027-01-15T08:00:01Z (+853315201 s) from superblock:last_write of $TMP/a.img; --dry-run: not changed" \
+        "margin = 1000000000: one warning naming the line, the default margin used"
+cf status --json --config "$TMP/margin.conf" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$(jqo '[.margin_usec, .target] | map(tostring) | join(" ")')" "1000000 1800000001" \
+        "margin = 1000000000: the default kept"
+printf 'margin = 3600\nnot-before = 2026-01-01\n' >"$TMP/hour.conf"
+cf status --json --config "$TMP/hour.conf" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$RC:$ERR:$(jqo .target)" "0::1800003600" "margin = 3600: the bound itself is taken"
+echo "clockfix.margin=86400 clockfix.not_before=2026-01-01" >"$TMP/day.cmdline"
+cf status --json --config /dev/null --boot --cmdline "$TMP/day.cmdline" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$RC" 0 "clockfix.margin=86400: exit"
+assert_eq "$ERR" "<4>clockfix: Ignoring clockfix.margin=86400: above 3600 s (at most an hour past the disk's last write)" \
+        "clockfix.margin=86400: one warning naming the parameter"
+assert_eq "$(jqo '[.margin_usec, .target] | map(tostring) | join(" ")')" "1000000 1800000001" \
+        "clockfix.margin=86400: the default kept"
+# Over the kernel's margin, the file's stands: the kernel's value is ignored, not the setting.
+cf status --json --config "$TMP/hour.conf" --boot --cmdline "$TMP/day.cmdline" --device "$TMP/a.img" --now 2000-01-01
+assert_eq "$(jqo .margin_usec)" 3600000000 "clockfix.margin=86400 over margin = 3600: the file's kept"
+# A device that never appears: the wait refused, the run ends (a hang would meet meson's timeout)
+# and says why, from the file and from the kernel command line.
+printf 'wait = 1000000000\n' >"$TMP/wait.conf"
+cf set --dry-run --config "$TMP/wait.conf" --device "LABEL=cfx-never-$$" --not-before 2026-01-01
+assert_eq "$RC" 3 "wait = 1000000000, a device that never appears: exit"
+assert_match "$ERR" "^<4>clockfix: Ignoring $TMP/wait.conf:1: wait = 1000000000: above 300 s \(no boot waits that long for its root\)$" \
+        "wait = 1000000000: the bound named"
+echo "clockfix.wait=1000000000" >"$TMP/wait.cmdline"
+cf set --dry-run --config /dev/null --boot --cmdline "$TMP/wait.cmdline" --device "LABEL=cfx-never-$$" \
+        --not-before 2026-01-01
+assert_eq "$RC" 3 "clockfix.wait=1000000000, a device that never appears: exit"
+assert_match "$ERR" "^<4>clockfix: Ignoring clockfix.wait=1000000000: above 300 s \(no boot waits that long for its root\)$" \
+        "clockfix.wait=1000000000: the bound named"
+printf 'wait = 300\n' >"$TMP/wait300.conf"
+cf status --json --config "$TMP/wait300.conf" --device "$TMP/a.img" --not-before 2026-01-01
+assert_eq "$RC:$ERR" "0:" "wait = 300: the bound itself is taken"
+
 # A policy that does not hold together: an error from the options; from the file or the kernel
 # command line, a warning naming where each value came from, and the weakest origin's values give
 # way to their defaults, whatever the options say about other settings.

@@ -47,7 +47,13 @@ usage '--not-after: not a time "2026-02-30"' --not-after 2026-02-30 --device "$i
 usage '--not-after: time out of range "1969-12-31"' --not-after 1969-12-31 --device "$img"
 usage 'not-after 2020-01-01T00:00:00Z \(--not-after\) is before the floor 2026-01-01T00:00:00Z \(--not-before\)' \
         --not-before 2026-01-01 --not-after 2020-01-01 --device "$img"
-usage 'margin 18446744073 s \(--margin\) is too large for not-after 586524-01-19T08:01:49Z \(--not-after\)' --not-after @18446744073709 --margin 18446744073 --device "$img"
+usage 'margin 1 s \(--margin\) is too large for not-after 586524-01-19T08:01:49Z \(--not-after\)' --not-after @18446744073709 --margin 1 --device "$img"
+# Settings that would move the clock by themselves, or hold a boot up, have a bound: beyond it, a
+# usage error as any bad value.
+usage '--margin: above 3600 s \(at most an hour past the disk.s last write\) "3600.000001"' --margin 3600.000001 --device "$img"
+usage '--margin: above 3600 s \(at most an hour past the disk.s last write\) "1000000000"' set --dry-run --margin 1000000000 --device "$img"
+usage '--wait: above 300 s \(no boot waits that long for its root\) "300.5"' --wait 300.5 --device "$img"
+usage '--wait: above 300 s \(no boot waits that long for its root\) "1000000000"' set --dry-run --wait 1000000000 --device "$img"
 usage '--json applies to status only' set --json --device "$img"
 usage '--dry-run applies to set, daemon and learn only' status --dry-run --device "$img"
 usage '--now needs --dry-run with set' set --now 2000-01-01 --device "$img"
