@@ -213,6 +213,7 @@ struct run {
         int synchronized;  /* clock_ntp_synchronized() then; 0 with --now */
         const char *floor_origin;
         char floor_from[PATH_MAX + 32];
+        char wait_from[PATH_MAX + 32]; /* config.wait_origin */
 };
 
 /* How learn finds the times again and where it keeps the record. */
@@ -294,6 +295,7 @@ static void run_setup(const struct options *o, const struct policy *policy, stru
                 .mountinfo_path = "/proc/self/mountinfo",
                 .fstab_path = "/etc/fstab",
                 .wait = o->wait,
+                .wait_origin = setting_origin(o, SETTING_WAIT, run->wait_from, sizeof(run->wait_from)),
                 .window = policy,
                 .journal_budget = o->journal_budget,
                 .no_stamps = o->no_stamps,

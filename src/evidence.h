@@ -32,10 +32,13 @@ struct device_report {
         /*
          * What explains an error (see device_problem()): whether it was tried with effective user ID
          * 0; for one not found (-ENOENT, -ETIMEDOUT), why libblkid could not search for it
-         * (blk_unavailable()), else NULL.
+         * (blk_unavailable()), else NULL; for one that did not appear in time (-ETIMEDOUT), how
+         * long it was waited for and where that wait was set (gather_config's, borrowed).
          */
         bool as_root;
         const char *no_blkid;
+        usec_t waited;
+        const char *wait_origin;
         bool have_sb;
         struct superblock sb;
         bool have_journal; /* the journal was looked at (the filesystem has one, and it was asked for) */

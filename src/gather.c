@@ -268,8 +268,17 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         d = add_device(ev, origin, spec);
         if (!d)
                 return -ENOMEM;
-        if (r < 0) {
+        if (r == -ETIMEDOUT) {
+                char t[SECONDS_MAX];
+
+                /* Not "Connection timed out": what happened is the device's, and the wait's. */
+                d->waited = config->wait;
+                d->wait_origin = config->wait_origin ? config->wait_origin : "--wait";
+                log_debug("%s (%s): did not appear within %s s (%s)", spec, origin_to_text(origin),
+                        format_seconds(t, d->waited), d->wait_origin);
+        } else if (r < 0)
                 log_debug_errno(r, "%s (%s): not found: %m", spec, origin_to_text(origin));
+        if (r < 0) {
                 record_error(d, r);
                 return 0;
         }

@@ -19,6 +19,7 @@ struct gather_config {
         const char *mountinfo_path;  /* normally /proc/self/mountinfo */
         const char *fstab_path;      /* normally /etc/fstab */
         usec_t wait;                 /* how long to wait for a device to appear; 0: do not wait */
+        const char *wait_origin;     /* where wait came from, for messages ("--wait"); NULL: "--wait" */
         const struct policy *window; /* journal commits outside [floor, not_after] are passed over */
         unsigned journal_budget;     /* journal blocks to read at most per device; 0: do not read journals */
         bool no_stamps;              /* do not look for stamp files */

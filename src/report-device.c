@@ -67,9 +67,6 @@ static const char *problem_of_error(int error, bool as_root)
                 return "ok";
         case -ENOENT:
                 return "no such device or file (check the name, or give it time to appear with --wait SECONDS)";
-        case -ETIMEDOUT:
-                return "device did not appear within the --wait time (is the driver or module for it loaded? "
-                       "check root= and the device name)";
         case -EACCES:
         case -EPERM:
                 return as_root
@@ -99,6 +96,16 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
 
         if (problem_no_blkid(d, buf, size))
                 return buf;
+        if (d->error == -ETIMEDOUT) {
+                char t[SECONDS_MAX];
+
+                /* How long, and which setting said so: a wait too short, or a device that never comes. */
+                snprintf(buf, size,
+                        "did not appear within %s s (%s): is the driver or module for it loaded? check root= and "
+                        "the device name",
+                        format_seconds(t, d->waited), d->wait_origin ? d->wait_origin : "--wait");
+                return buf;
+        }
         text = problem_of_error(d->error, d->as_root);
         if (text) {
                 snprintf(buf, size, "%s", text);

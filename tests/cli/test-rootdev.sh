@@ -151,12 +151,34 @@ assert_eq "$(jqo .estimate)" 1800000200 "late device: estimate"
 # Not before it was there (a second after the start), and not by waiting out --wait (20 s).
 [ $took -ge 1000 ] || fail "late device: found after $took ms, before it was made"
 
-# ... and one that never appears ends the wait on time, with a clear line.
+# ... and one that never appears ends the wait on time, with a clear line: how long it was waited
+# for and which setting said so, in words of a device (not ETIMEDOUT's "Connection timed out").
+never="did not appear within 1.5 s (--wait): is the driver or module for it loaded? check root= and the device name"
 start=$(date +%s%N)
 cf set --dry-run --device "LABEL=cfx-never-$$" --wait 1.5 --not-before 2026-01-01
 took=$((($(date +%s%N) - start) / 1000000))
 assert_eq "$RC" 3 "never: exit"
-assert_eq "$ERR" "<3>clockfix: LABEL=cfx-never-$$: device did not appear within the --wait time (is the driver or module for it loaded? check root= and the device name)" "never: message"
+assert_eq "$ERR" "<3>clockfix: LABEL=cfx-never-$$: $never" "never: message"
 # Not before the end of the wait; and it ended (a hang would meet meson's timeout).
 [ $took -ge 1500 ] || fail "never: gave up after $took ms, before --wait 1.5"
+# -v says the same of the device where it gave up on it.
+cf -v set --dry-run --device "LABEL=cfx-never-$$" --wait 1.5 --not-before 2026-01-01
+assert_match "$ERR" "^<7>clockfix: LABEL=cfx-never-$$ \(--device\): did not appear within 1\.5 s \(--wait\)$" "never, -v: the line of the device"
+assert_match "$ERR" "^<3>clockfix: LABEL=cfx-never-$$: did not appear within 1\.5 s \(--wait\): " "never, -v: the message"
+[[ $ERR != *"timed out"* ]] || fail "never, -v: ETIMEDOUT's text: $ERR"
+# status says it too, in the table and in the JSON's "error" (text for people); the wait named where it
+# was set: the configuration file's line, the kernel's parameter.
+cf status --device "LABEL=cfx-never-$$" --wait 0.2 --not-before 2026-01-01
+assert_match "$OUT" "did not appear within 0\.2 s \(--wait\): is the driver" "never, status: the table"
+printf 'wait = 0.2\n' >"$TMP/wait.conf"
+cf status --json --config "$TMP/wait.conf" --device "LABEL=cfx-never-$$" --not-before 2026-01-01
+assert_eq "$(jqo '.devices[0] | [.readable, .error] | map(tostring) | join(" ")')" \
+        "false did not appear within 0.2 s ($TMP/wait.conf:1): is the driver or module for it loaded? check root= and the device name" \
+        "never, status --json: the wait of the file"
+cmdline "clockfix.wait=0.2 clockfix.device=LABEL=cfx-never-$$"
+cf -v status --json --config /dev/null --boot --cmdline "$TMP/cmdline" --not-before 2026-01-01
+assert_match "$(jqo '.devices[0].error')" "^did not appear within 0\.2 s \(clockfix\.wait=\): " "never, status --json: the kernel's wait"
+assert_match "$ERR" "^<7>clockfix: LABEL=cfx-never-$$ \(--device\): did not appear within 0\.2 s \(clockfix\.wait=\)$" \
+        "never, -v: the kernel's wait"
+[[ $ERR$OUT != *"timed out"* ]] || fail "never, the kernel's wait: ETIMEDOUT's text: $ERR $OUT"
 echo ok

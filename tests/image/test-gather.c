@@ -256,6 +256,9 @@ static void test_wait(void)
         took = now_monotonic() - t0;
         check_int(ev.n_devices, 1);
         check_int(ev.devices[0].error, -ETIMEDOUT);
+        /* What the messages say of it: how long it was waited for, and the setting (--wait by default). */
+        check_u64(ev.devices[0].waited, USEC_PER_SEC);
+        check_str(ev.devices[0].wait_origin, "--wait");
         check(took >= USEC_PER_SEC);
         check(took < 5 * USEC_PER_SEC);
         evidence_free(&ev);
