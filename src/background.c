@@ -4,8 +4,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include "background.h"
 #include "file-util.h"
 #include "log.h"
+#include "time-util.h"
 
 static const char *pid_path;
 static bool ready;
@@ -41,49 +44,88 @@ static void close_inherited(int keep)
         closedir(d);
 }
 
-/* In the foreground process: a byte when the daemon is ready, else the daemon's own exit status. */
-static int wait_ready(int fd, pid_t pid)
+/*
+ * The wait for the pipe fd: 1 when the byte came, 0 at its end (the child exited), -ETIME when
+ * the deadline (CLOCK_MONOTONIC) passed first.
+ */
+static int wait_byte(int fd, usec_t deadline)
 {
-        char c;
-        ssize_t n;
-        int status;
+        for (;;) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                usec_t now = now_monotonic();
+                char c;
+                ssize_t n;
 
-        do
+                if (deadline != USEC_INFINITY) {
+                        if (now >= deadline)
+                                return -ETIME;
+                        usec_t ms = (deadline - now + 999) / 1000;
+                        if (poll(&p, 1, ms > INT32_MAX ? INT32_MAX : (int)ms) == 0)
+                                continue;
+                }
                 n = read(fd, &c, 1);
-        while (n < 0 && errno == EINTR);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                return n == 1;
+        }
+}
+
+/*
+ * In the foreground process: 0 when the daemon is ready (a byte), else the child's own exit
+ * status; -1 when a signal killed it, or when limit passed first: the child is then
+ * killed (at once, or as soon as the read it is stuck in returns) and not waited for.
+ */
+static int wait_child(int fd, pid_t pid, bool daemon, usec_t limit)
+{
+        char t[SECONDS_MAX];
+        int status, r;
+
+        usec_t now = now_monotonic();
+
+        r = wait_byte(fd, limit >= USEC_INFINITY - now ? USEC_INFINITY : now + limit);
         close(fd);
-        if (n == 1)
+        if (r == 1)
                 return 0;
+        if (r == -ETIME) {
+                (void)kill(pid, SIGKILL);
+                log_error("The clock was not set within %s s (a device that does not answer?): stopped, "
+                          "the boot goes on without it",
+                        format_seconds(t, limit));
+                return -1;
+        }
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return -1;
         if (WIFEXITED(status))
                 return WEXITSTATUS(status);
-        log_error("The daemon was killed by signal %d before it was ready", WTERMSIG(status));
+        log_error(daemon ? "The daemon was killed by signal %d before it was ready" : "Killed by signal %d",
+                WTERMSIG(status));
         return -1;
 }
 
-int background_fork(int *ret_status)
+int background_fork(bool daemon, usec_t limit, int *ret_status)
 {
         sigset_t stop;
         int p[2];
         pid_t pid;
 
         if (pipe2(p, O_CLOEXEC) < 0)
-                return log_error_errno(errno, "Cannot go to the background (pipe): %m");
+                return log_error_errno(errno, "Cannot fork (pipe): %m");
         pid = fork();
         if (pid < 0) {
                 int r = -errno;
                 close(p[0]);
                 close(p[1]);
-                return log_error_errno(r, "Cannot go to the background (fork): %m");
+                return log_error_errno(r, "Cannot fork: %m");
         }
         if (pid > 0) {
                 close(p[1]);
-                *ret_status = wait_ready(p[0], pid);
+                *ret_status = wait_child(p[0], pid, daemon, limit);
                 return 1;
         }
         close(p[0]);
+        if (!daemon)
+                return 0; /* its end of the pipe closes as it exits */
         ready_fd = p[1];
         /* A stop asked for before the daemon reads its signals waits for it, and saves the stamp. */
         sigemptyset(&stop);

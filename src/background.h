@@ -8,17 +8,32 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
+#include "time-util.h"
+
 /* Where the pid file goes once the daemon is ready (NULL: none). The path must outlive the daemon. */
 void background_pid_file(const char *path);
 
 /*
- * Forks. Returns 0 in the background daemon (a new session, SIGTERM and
- * SIGINT blocked until it reads them, its messages still on stderr until it is
- * ready); 1 in the foreground process, once the daemon is ready (*ret_status
- * 0) or gone before that (*ret_status its exit status, or -1 when a signal
- * killed it); or -errno (logged) when it cannot fork.
+ * With --boot, the most set (and the daemon until it is ready) may take beyond --wait: a device
+ * read that never returns (a card that stopped answering: the process then waits in the kernel,
+ * where no signal reaches it) must not hold the boot. The budgets of the journal's search and of
+ * the file lookups bound everything else: on an SD card at 10 ms a read, some 40 s at the very
+ * worst, a few milliseconds on a sane disk.
  */
-int background_fork(int *ret_status);
+#define BOOT_LIMIT_EXTRA_USEC (30 * USEC_PER_SEC)
+
+/*
+ * Forks before the work that may not end, which the child does: the foreground process waits for
+ * it at most limit (USEC_INFINITY: for ever), then kills it. Returns 0 in the child; 1 in the
+ * foreground process once the child is done, with *ret_status its exit status (-1 when a
+ * signal killed it, or the limit passed, which is logged); or -errno (logged) when it cannot fork.
+ * daemon: the child goes on as the background daemon (a new session, SIGTERM and SIGINT blocked
+ * until it reads them, its messages still on stderr until it is ready), and the foreground
+ * process returns once it is ready (*ret_status 0): background_ready().
+ */
+int background_fork(bool daemon, usec_t limit, int *ret_status);
 
 /*
  * The daemon is ready (its signals handled), or error (-errno) says it cannot

@@ -264,14 +264,8 @@ static int daemon_main(const struct options *o, const struct run *run, bool step
 
         if (start.target == 0)
                 start.target = start.realtime; /* no estimate: the clock stands for it */
+        /* With --background, this is the child of run_command()'s fork: the foreground waits for it. */
         background_pid_file(o->pid_file);
-        if (o->background) {
-                int status, r = background_fork(&status);
-                if (r < 0)
-                        return EXIT_FAIL;
-                if (r > 0) /* the foreground process: the daemon is ready, or gone */
-                        return status < 0 ? EXIT_FAIL : status;
-        }
         int r = handoff_run(&config, &start);
         background_done();
         return r < 0 ? EXIT_FAIL : EXIT_OK;
@@ -464,6 +458,19 @@ static int run_command(const struct options *o, const struct policy *policy)
 
         if (o->command == COMMAND_LEARN)
                 return command_learn(o, policy);
+        /*
+         * At boot, set in a child that the foreground process waits for at most --wait and
+         * BOOT_LIMIT_EXTRA_USEC, as the daemon that goes to the background until it is ready: the
+         * script or unit that runs it goes on whatever the device does.
+         */
+        if ((o->command == COMMAND_SET && o->boot) || (o->command == COMMAND_DAEMON && o->background)) {
+                usec_t limit = o->boot ? o->wait + BOOT_LIMIT_EXTRA_USEC : USEC_INFINITY;
+                int r = background_fork(o->command == COMMAND_DAEMON, limit, &status);
+                if (r < 0)
+                        return EXIT_FAIL;
+                if (r > 0)
+                        return status < 0 ? EXIT_FAIL : status;
+        }
         status = gather_and_decide(o, policy, &run);
         if (status != EXIT_OK)
                 return status;
