@@ -103,9 +103,8 @@ static int wait_child(int fd, pid_t pid, bool daemon, usec_t limit)
         return -1;
 }
 
-int background_fork(bool daemon, usec_t limit, int *ret_status)
+int background_fork(const sigset_t *block, usec_t limit, int *ret_status)
 {
-        sigset_t stop;
         int p[2];
         pid_t pid;
 
@@ -120,18 +119,15 @@ int background_fork(bool daemon, usec_t limit, int *ret_status)
         }
         if (pid > 0) {
                 close(p[1]);
-                *ret_status = wait_child(p[0], pid, daemon, limit);
+                *ret_status = wait_child(p[0], pid, block != NULL, limit);
                 return 1;
         }
         close(p[0]);
-        if (!daemon)
+        if (!block)
                 return 0; /* its end of the pipe closes as it exits */
         ready_fd = p[1];
         /* A stop asked for before the daemon reads its signals waits for it, and saves the stamp. */
-        sigemptyset(&stop);
-        sigaddset(&stop, SIGTERM);
-        sigaddset(&stop, SIGINT);
-        (void)sigprocmask(SIG_BLOCK, &stop, NULL);
+        (void)sigprocmask(SIG_BLOCK, block, NULL);
         /* A foreground process gone before the daemon is ready: its byte is lost, the daemon goes on. */
         (void)signal(SIGPIPE, SIG_IGN);
         (void)setsid();

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * background: the daemon as an init script without systemd starts it
- * (OpenRC, sysvinit, busybox init): the clock is set in the foreground, so
- * that what the script runs next (fsck) finds it set, then the daemon goes
+ * (OpenRC, sysvinit, busybox init): the clock is set, then the daemon goes
  * on in the background with a pid file, and the foreground process exits
- * once the daemon is ready.
+ * once the daemon is ready, so that what the script runs next (fsck) finds
+ * the clock set; and set at boot, in a child process the foreground waits
+ * for within a limit.
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "time-util.h"
@@ -29,11 +31,11 @@ void background_pid_file(const char *path);
  * it at most limit (USEC_INFINITY: for ever), then kills it. Returns 0 in the child; 1 in the
  * foreground process once the child is done, with *ret_status its exit status (-1 when a
  * signal killed it, or the limit passed, which is logged); or -errno (logged) when it cannot fork.
- * daemon: the child goes on as the background daemon (a new session, SIGTERM and SIGINT blocked
- * until it reads them, its messages still on stderr until it is ready), and the foreground
- * process returns once it is ready (*ret_status 0): background_ready().
+ * block, when not NULL: the child goes on as the background daemon (a new session, the signals of
+ * block blocked until it reads them, its messages still on stderr until it is ready), and the
+ * foreground process returns once it is ready (*ret_status 0): background_ready().
  */
-int background_fork(bool daemon, usec_t limit, int *ret_status);
+int background_fork(const sigset_t *block, usec_t limit, int *ret_status);
 
 /*
  * The daemon is ready (its signals handled), or error (-errno) says it cannot

@@ -465,7 +465,10 @@ static int run_command(const struct options *o, const struct policy *policy)
          */
         if ((o->command == COMMAND_SET && o->boot) || (o->command == COMMAND_DAEMON && o->background)) {
                 usec_t limit = o->boot ? o->wait + BOOT_LIMIT_EXTRA_USEC : USEC_INFINITY;
-                int r = background_fork(o->command == COMMAND_DAEMON, limit, &status);
+                sigset_t daemon_signals;
+                handoff_signals(&daemon_signals);
+                int r = background_fork(
+                        o->command == COMMAND_DAEMON ? &daemon_signals : NULL, limit, &status);
                 if (r < 0)
                         return EXIT_FAIL;
                 if (r > 0)

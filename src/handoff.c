@@ -106,7 +106,7 @@ bool handoff_finished(enum handoff_state state, bool stay)
 
 /* The file descriptors the daemon waits on, in the order their events are handled. */
 enum watch {
-        WATCH_SIGNAL, /* SIGTERM, SIGINT: a signalfd */
+        WATCH_SIGNAL, /* SIGTERM, SIGINT, SIGQUIT, SIGHUP: a signalfd (handoff_signals()) */
         WATCH_ROUTE,  /* a default route: rtnetlink, until the network is up */
         WATCH_CLOCK,  /* someone set the clock: a timerfd (TFD_TIMER_CANCEL_ON_SET) */
         WATCH_FLAG,   /* timesyncd's flag touched: inotify (handoff-flag.c) */
@@ -261,13 +261,17 @@ static void check_soon(struct daemon *d)
         d->due[HANDOFF_TIMER_CHECK] = d->now;
 }
 
-/* SIGTERM or SIGINT: the stamp saved, and the daemon stops. */
+/* SIGTERM, SIGINT or SIGQUIT: the stamp saved, and the daemon stops; SIGHUP: said, and nothing else. */
 static void on_signal(struct daemon *d)
 {
         struct signalfd_siginfo si;
 
         if (read(d->fd[WATCH_SIGNAL], &si, sizeof(si)) != (ssize_t)sizeof(si))
                 return;
+        if (!handoff_signal_stops((int)si.ssi_signo)) {
+                log_info("Ignoring SIGHUP: nothing to reload or reopen (SIGTERM stops the daemon)");
+                return;
+        }
         log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
         notify(d, "STOPPING=1");
         if (d->c->save_interval > 0)
@@ -441,14 +445,27 @@ static void dispatch(struct daemon *d, const struct pollfd p[static _WATCH_MAX])
                         timer_handlers[t](d);
 }
 
-/* Blocks SIGTERM and SIGINT, to read them from a signalfd. 0 or -errno (logged). */
+/* Why these, and why SIGHUP does not stop the daemon: handoff.h. */
+bool handoff_signal_stops(int signo)
+{
+        return signo == SIGTERM || signo == SIGINT || signo == SIGQUIT;
+}
+
+void handoff_signals(sigset_t *ret)
+{
+        sigemptyset(ret);
+        sigaddset(ret, SIGTERM);
+        sigaddset(ret, SIGINT);
+        sigaddset(ret, SIGQUIT);
+        sigaddset(ret, SIGHUP);
+}
+
+/* Blocks the signals of handoff_signals(), to read them from a signalfd. 0 or -errno (logged). */
 static int watch_signals(struct daemon *d)
 {
         sigset_t mask;
 
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
+        handoff_signals(&mask);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
                 (d->fd[WATCH_SIGNAL] = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
                 return log_error_errno(errno, "Cannot watch for signals: %m");
@@ -554,7 +571,7 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
         struct pollfd p[_WATCH_MAX];
         int r;
 
-        /* Before READY=1: a stop asked for from then on must find SIGTERM handled. */
+        /* Before READY=1: a stop asked for from then on must find SIGTERM handled (and SIGHUP ignored). */
         r = watch_signals(&d);
         d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
         sync_watch_init(&d.sync,

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -31,9 +32,29 @@ struct handoff_config {
 
 /*
  * Runs until NTP synchronised the clock (or for ever with stay), the timeout
- * passes, or SIGTERM/SIGINT. Returns 0, or -errno when it cannot run at all.
+ * passes, or a signal that stops it (handoff_signal_stops()). Returns 0, or
+ * -errno when it cannot run at all.
  */
 int handoff_run(const struct handoff_config *c, const struct handoff_start *s);
+
+/*
+ * The signals the daemon reads from a signalfd: SIGTERM, SIGINT, SIGQUIT and
+ * SIGHUP. Blocked from the fork on (background_fork()), so that one sent
+ * before the daemon reads them waits for it.
+ */
+void handoff_signals(sigset_t *ret);
+
+/*
+ * Pure: whether the signal signo stops the daemon. SIGTERM (what systemd's,
+ * OpenRC's and the LSB script's stop send), SIGINT (^C in a terminal) and
+ * SIGQUIT, which asks a program to quit, do: the stamp is saved and the pid
+ * file removed, and no core is dumped (nothing went wrong). SIGHUP does not:
+ * the daemon has no configuration to reload nor log file to reopen, and a
+ * SIGHUP sent to every daemon (after log rotation, `killall -HUP`) must not
+ * end the one that keeps the stamp fresh, its pid file left behind; it only
+ * says so.
+ */
+bool handoff_signal_stops(int signo);
 
 /* Tells systemd the service is ready, with status, when the daemon stops before handoff_run(). */
 void handoff_ready(const char *status);
@@ -48,7 +69,7 @@ enum handoff_state {
         HANDOFF_WAITING_FOR_SYNC,    /* the network is up (the NTP unit started): waiting for NTP */
         HANDOFF_TIMED_OUT,           /* the timeout passed first; with stay, still looking for NTP */
         HANDOFF_SYNCHRONIZED,        /* NTP synchronised the clock; with stay, keeping the stamp fresh */
-        HANDOFF_STOPPING,            /* SIGTERM or SIGINT: the stamp saved, nothing else done */
+        HANDOFF_STOPPING,            /* SIGTERM, SIGINT, SIGQUIT: the stamp saved, nothing else done */
 };
 
 /* The daemon's timers, in the order they are handled when several are due at once. */

@@ -4,7 +4,7 @@
 # - `daemon --background --pid-file`: the foreground process exits 0 once the daemon is ready, its
 #   pid in the pid file; the daemon is a session of its own with /dev/null for its standard
 #   streams and its messages in syslog (a socket at /dev/log of the test's own); SIGTERM saves the
-#   stamp, removes the pid file and ends it;
+#   stamp, removes the pid file and ends it, and so do SIGQUIT and SIGINT; SIGHUP is ignored;
 # - a daemon whose stderr is /dev/null logs to syslog, in the foreground too;
 # - started with its standard streams closed and a descriptor of the caller's open, it returns
 #   and keeps none of them;
@@ -101,6 +101,39 @@ daemon=
 assert_eq "$rc" 0 "foreground: exit status after SIGTERM"
 [ ! -e /run/fg.pid ] || fail "foreground: the pid file is still there"
 [ -f "$STAMP" ] || fail "foreground: no stamp saved at SIGTERM"
+
+############################################################################
+# 2a. The other signals, in the foreground with a pid file: SIGQUIT and SIGINT stop it as SIGTERM
+# does (exit 0, the stamp saved, the pid file removed); SIGHUP is said and ignored, and SIGTERM
+# still stops it after it. (env: bash starts a job of its own with SIGINT and SIGQUIT ignored.)
+for sig in QUIT INT HUP; do
+        : >"$SYSLOG"
+        rm -f "$STAMP"
+        env --default-signal=INT,QUIT "${NOCAP[@]}" "$CLOCKFIX" daemon --pid-file /run/sig.pid --stay \
+                "${COMMON[@]}" 2>/dev/null &
+        daemon=$! pid=$!
+        wait_until 60 test -s /run/sig.pid || fail "SIG$sig: no pid file"
+        before=$(date +%s)
+        kill "-$sig" "$daemon"
+        if [ "$sig" == HUP ]; then
+                wait_for "$SYSLOG" "clockfix\[$daemon\]: Ignoring SIGHUP: nothing to reload or reopen \(SIGTERM stops the daemon\)$" 30 ||
+                        fail "SIGHUP: not said in syslog: $(cat "$SYSLOG")"
+                kill -0 "$daemon" 2>/dev/null || fail "SIGHUP: the daemon is gone"
+                assert_eq "$(pid_of /run/sig.pid)" "$daemon" "SIGHUP: the pid file"
+                [ ! -e "$STAMP" ] || fail "SIGHUP: the stamp was written"
+                kill -TERM "$daemon"
+        fi
+        rc=0
+        wait_exit "$daemon" 60 || rc=$?
+        daemon=
+        assert_eq "$rc" 0 "SIG$sig: exit status"
+        [ ! -e /run/sig.pid ] || fail "SIG$sig: the pid file is still there after the daemon stopped"
+        [ -f "$STAMP" ] && [ "$(stat -c %Y "$STAMP")" -ge "$before" ] || fail "SIG$sig: no stamp saved at the stop"
+        case $sig in QUIT) why=Quit ;; INT) why=Interrupt ;; HUP) why=Terminated ;; esac
+        wait_for "$SYSLOG" "clockfix\[$pid\]: Stopping \($why\)$" 10 ||
+                fail "SIG$sig: no stop in syslog: $(cat "$SYSLOG")"
+done
+echo "SIGQUIT and SIGINT stop the daemon with the stamp saved; SIGHUP is ignored"
 
 ############################################################################
 # 2b. Started with its standard streams closed and a descriptor of the caller's open (a pipe a

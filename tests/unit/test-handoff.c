@@ -4,7 +4,8 @@
  * estimate, when the stamp may be written, which timers count in each state
  * and when the loop wakes, when a sign of NTP is its synchronisation (each
  * client's ways, as they were seen in real boots), which rtnetlink messages
- * are a default route, and the configuration file's lines.
+ * are a default route, which signals stop the daemon, and the configuration
+ * file's lines.
  */
 
 #include <arpa/inet.h>
@@ -289,6 +290,19 @@ static void test_next_check(void)
         check(handoff_next_check(&w, true, S(8), S(41)) == S(49));
 }
 
+/* The signals the daemon reads: the stops of init systems and terminals stop it, SIGHUP does not. */
+static void test_signals(void)
+{
+        sigset_t set;
+
+        handoff_signals(&set);
+        for (int sig = 1; sig < 32; sig++) {
+                bool read = sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
+                check_int(sigismember(&set, sig), read);
+                check_int(handoff_signal_stops(sig), read && sig != SIGHUP);
+        }
+}
+
 static void test_route(void)
 {
         _Alignas(struct nlmsghdr) char buf[256];
@@ -379,6 +393,7 @@ int main(void)
         test_expects_step();
         test_sync_watch();
         test_next_check();
+        test_signals();
         test_route();
         test_conf();
         test_end();
