@@ -405,9 +405,25 @@ static int command_learn(const struct options *o, const struct policy *policy)
         return EXIT_OK;
 }
 
-static int command_stamp(void)
+/*
+ * stamp: run at shutdown (the init scripts' stop, clockfix-stamp.service for the daemon). clockfix=0
+ * on the kernel command line turns it off, with or without --boot: under systemd the daemon then
+ * exits at once and nothing writes the stamp, and every way of stopping must agree.
+ */
+static int command_stamp(struct options *o)
 {
-        int r = stamp_save(stamp_path(STAMP_CLOCKFIX));
+        int r = options_turned_off(o);
+
+        if (r < 0) {
+                log_error_errno(r, "Out of memory");
+                return EXIT_FAIL;
+        }
+        if (r > 0) {
+                log_info("Turned off by clockfix=0 on the kernel command line (%s): %s not touched",
+                        o->cmdline.path, stamp_path(STAMP_CLOCKFIX));
+                return EXIT_OK;
+        }
+        r = stamp_save(stamp_path(STAMP_CLOCKFIX));
 
         if (r < 0) {
                 log_error_errno(r, "Cannot touch %s: %m", stamp_path(STAMP_CLOCKFIX));
@@ -509,7 +525,7 @@ int cli_main(int argc, char *argv[])
                 log_to_syslog();
 
         if (o.command == COMMAND_STAMP)
-                return command_stamp();
+                return command_stamp(&o);
 
         r = options_load(&o, &policy);
         if (r < 0)

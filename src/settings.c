@@ -374,6 +374,21 @@ static int kernel_setting(const char *cmdline, enum setting s, char *key, size_t
         return r;
 }
 
+int options_turned_off(struct options *o)
+{
+        _cleanup_free_ char *v = NULL;
+        bool on;
+        int r;
+
+        kernel_cmdline_read(&o->cmdline);
+        if (!o->cmdline.text)
+                return 0;
+        r = cmdline_get(o->cmdline.text, "clockfix", &v);
+        if (r <= 0)
+                return r;
+        return parse_boolean(v, &on) == 0 && !on;
+}
+
 /*
  * --boot: the clockfix parameters of the kernel command line
  * ("clockfix.not_after=2040-01-01"; '-' may replace '_'), for what the
@@ -382,21 +397,15 @@ static int kernel_setting(const char *cmdline, enum setting s, char *key, size_t
  */
 static int boot_parameters(struct options *o)
 {
-        _cleanup_free_ char *v = NULL;
         const char *cmdline;
-        bool on;
         int r;
 
-        kernel_cmdline_read(&o->cmdline);
+        r = options_turned_off(o);
+        if (r != 0)
+                return r;
         cmdline = o->cmdline.text;
         if (!cmdline)
                 return 0;
-
-        r = cmdline_get(cmdline, "clockfix", &v);
-        if (r < 0)
-                return r;
-        if (r > 0 && parse_boolean(v, &on) == 0 && !on)
-                return 1;
         for (enum setting s = 0; s < _SETTING_MAX; s++) {
                 _cleanup_free_ char *value = NULL;
                 char key[64], where[4200];

@@ -104,6 +104,14 @@ int setting_parse(struct options *o, enum setting s, const char *value, const ch
  */
 int options_load(struct options *o, struct policy *ret_policy);
 
+/*
+ * Whether clockfix=0 (or no, off, false) on the kernel command line turns
+ * clockfix off, read into o->cmdline unless it was: 1 if so, 0 if not (or the
+ * command line cannot be read), or -ENOMEM. options_load() asks with --boot;
+ * the stamp command always.
+ */
+int options_turned_off(struct options *o);
+
 void options_done(struct options *o);
 #define _cleanup_options_ _cleanup_(options_done)
 

@@ -8,7 +8,8 @@
 #   IPv4 and IPv6;
 # - NTP: timesyncd's flag file appearing, or touched when it was there already;
 # - the stamp file: not written while anything else writes to its filesystem, written once the
-#   filesystem has been idle for the save interval, and at stop.
+#   filesystem has been idle for the save interval, and at stop; `clockfix stamp` writes it, but
+#   not with clockfix=0 on the kernel command line.
 . "$SRCDIR/tests/lib.sh"
 
 NS=clockfix-test-$$
@@ -230,6 +231,28 @@ assert_eq "$(stat -c %s:%a "$stamp")" "0:644" "the stamp: empty, rw-r--r-- (the 
 before=$(stat -c %.9Y "$stamp")
 unshare -m --propagation private bash "$TMP/keep.sh" "$CLOCKFIX" stamp || fail "clockfix stamp failed"
 [[ "$(stat -c %.9Y "$stamp")" > "$before" ]] || fail "clockfix stamp did not touch the stamp"
+# With clockfix=0 on the kernel command line (--cmdline: what /proc/cmdline would say), with or
+# without --boot: nothing written, one line, exit 0, as the daemon then writes nothing either.
+printf 'ro quiet clockfix=0 root=/dev/vda\n' >"$TMP/off.cmdline"
+for boot in "" --boot; do
+        before=$(stat -c %.9Y "$stamp")
+        sleep 0.01
+        rc=0
+        # shellcheck disable=SC2086 # no word, or one
+        unshare -m --propagation private bash "$TMP/keep.sh" "$CLOCKFIX" stamp $boot --cmdline "$TMP/off.cmdline" \
+                2>"$TMP/stamp.err" || rc=$?
+        assert_eq "$rc" 0 "clockfix stamp $boot with clockfix=0: exit"
+        assert_eq "$(cat "$TMP/stamp.err")" \
+                "<6>clockfix: Turned off by clockfix=0 on the kernel command line ($TMP/off.cmdline): /var/lib/clockfix/clock not touched" \
+                "clockfix stamp $boot with clockfix=0: message"
+        sync -f "$stamp"
+        assert_eq "$(stat -c %.9Y "$stamp")" "$before" "clockfix stamp $boot with clockfix=0: the stamp's time"
+done
+# clockfix=1 is on.
+printf 'clockfix=1\n' >"$TMP/on.cmdline"
+unshare -m --propagation private bash "$TMP/keep.sh" "$CLOCKFIX" stamp --cmdline "$TMP/on.cmdline" ||
+        fail "clockfix stamp with clockfix=1 failed"
+[[ "$(stat -c %.9Y "$stamp")" > "$before" ]] || fail "clockfix stamp with clockfix=1 did not touch the stamp"
 mount -o remount,ro "$TMP/mnt"
 rc=0
 unshare -m --propagation private bash "$TMP/keep.sh" "$CLOCKFIX" stamp 2>"$TMP/stamp.err" || rc=$?
