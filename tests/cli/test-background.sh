@@ -12,7 +12,10 @@
 #   foreground's exit status, and nothing stays in the background;
 # - --ntp-unit without systemd (no /run/systemd/system) is refused, and ntp-unit in the
 #   configuration file ignored with a warning (the boot goes on);
-# - --background and --pid-file go with daemon only; a relative pid file is refused.
+# - --background and --pid-file go with daemon only; a relative pid file is refused;
+# - the LSB init script knows the daemon by its executable: a stale pid file naming another
+#   program called clockfix neither stops a start nor is killed at stop, and a daemon whose
+#   program an upgrade replaced is still known.
 # Without CAP_SYS_TIME, on disks older than the clock: the host's clock is never touched. /dev,
 # /run and /var/lib are the test's own (a mount namespace); the network an empty namespace.
 if [ -z "${CLOCKFIX_TEST_NAMESPACE:-}" ]; then
@@ -24,6 +27,7 @@ cleanup_background() {
         [ -z "${bg:-}" ] || kill -KILL "$bg" 2>/dev/null || true
         [ -z "${daemon:-}" ] || kill -KILL "$daemon" 2>/dev/null || true
         [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null || true
+        [ -z "${impostor:-}" ] || kill -KILL "$impostor" 2>/dev/null || true
 }
 at_exit cleanup_background
 
@@ -204,4 +208,65 @@ done
 cf daemon --pid-file run/x.pid "${COMMON[@]}"
 assert_eq "$RC" 2 "a relative pid file: exit"
 assert_match "$ERR" "--pid-file: not an absolute path \"run/x.pid\"" "a relative pid file: message"
+############################################################################
+# 6. The LSB init script (sysvinit, busybox init) and a stale pid file: the process it names runs
+# a program called clockfix too (a copy of sleep), but not clockfix. start starts the daemon all
+# the same, stop leaves that process alone; a daemon whose program an upgrade replaced is still
+# known for it. (Natively only: under qemu-user every target program's executable is qemu.)
+lsb() {
+        rc=0
+        "${NOCAP[@]}" sh "$SYSVINIT_SCRIPT" "$1" >"$TMP/lsb.out" 2>&1 || rc=$?
+}
+if [ ${#EXE_WRAPPER[@]} -eq 0 ]; then
+        # The script's settings, the test's own: its clockfix a copy (to be replaced), our disk.
+        mount -t tmpfs tmpfs /etc/default
+        mkdir "$TMP/sbin" "$TMP/other"
+        cp "$CLOCKFIX_BIN" "$TMP/sbin/clockfix"
+        cat >/etc/default/clockfix <<CONF
+CLOCKFIX=$TMP/sbin/clockfix
+CLOCKFIX_OPTS="$(printf '%q ' "${COMMON[@]}")"
+CLOCKFIX_PIDFILE=/run/lsb.pid
+CONF
+        cp /bin/sleep "$TMP/other/clockfix"
+        "$TMP/other/clockfix" 600 &
+        impostor=$!
+        wait_until 10 test "$(cat "/proc/$impostor/comm" 2>/dev/null)" = clockfix || fail "LSB: no impostor"
+        echo "$impostor" >/run/lsb.pid
+
+        lsb status
+        assert_eq "$rc" 1 "LSB: status with the pid file of another program called clockfix ($(cat "$TMP/lsb.out"))"
+        assert_match "$(cat "$TMP/lsb.out")" "the daemon does not run, but its pid file is there" "LSB: status"
+        lsb start
+        assert_eq "$rc" 0 "LSB: start over a stale pid file ($(cat "$TMP/lsb.out"))"
+        bg=$(pid_of /run/lsb.pid)
+        [ -n "$bg" ] && [ "$bg" != "$impostor" ] || fail "LSB: start took process $impostor for the daemon: $(cat "$TMP/lsb.out")"
+        [ "/proc/$bg/exe" -ef "$TMP/sbin/clockfix" ] || fail "LSB: the pid file names $bg, not clockfix"
+        kill -0 "$impostor" 2>/dev/null || fail "LSB: start killed process $impostor"
+
+        # An upgrade replaces the program while the daemon runs: it is still the daemon.
+        cp "$CLOCKFIX_BIN" "$TMP/sbin/clockfix.new"
+        mv "$TMP/sbin/clockfix.new" "$TMP/sbin/clockfix"
+        lsb status
+        assert_eq "$rc" 0 "LSB: status after an upgrade ($(cat "$TMP/lsb.out"))"
+        assert_match "$(cat "$TMP/lsb.out")" "the daemon runs \(pid $bg\)" "LSB: status after an upgrade"
+        rm -f "$STAMP"
+        lsb stop
+        assert_eq "$rc" 0 "LSB: stop ($(cat "$TMP/lsb.out"))"
+        wait_until 30 gone "$bg" || fail "LSB: stop left the daemon $bg running"
+        bg=
+        [ -f "$STAMP" ] || fail "LSB: no stamp after stop"
+        [ ! -e /run/lsb.pid ] || fail "LSB: the pid file is still there after stop"
+
+        # stop with the pid file of the other program: it goes on running.
+        echo "$impostor" >/run/lsb.pid
+        lsb stop
+        assert_eq "$rc" 0 "LSB: stop with a stale pid file ($(cat "$TMP/lsb.out"))"
+        sleep 0.5
+        kill -0 "$impostor" 2>/dev/null || fail "LSB: stop killed process $impostor, which is not clockfix"
+        [ ! -e /run/lsb.pid ] || fail "LSB: the stale pid file is still there after stop"
+        kill "$impostor"
+        wait "$impostor" 2>/dev/null || true
+        impostor=
+        echo "LSB script: a stale pid file naming another program called clockfix neither stops a start nor is killed"
+fi
 echo ok

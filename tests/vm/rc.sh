@@ -22,7 +22,10 @@
 # file's), comm (that process's name), status (the script's status command: lsb=EXIT for
 # sysvinit, openrc=STATE for OpenRC), then once the daemon logged NTP's correction synced=1 and
 # the fields of its entry (its log lines as "SYSLOG ..."), the server's time (ntp-probe query),
-# synced_clock (the clock then) and done=1, and powers off once the runlevel is reached.
+# synced_clock (the clock then), under OpenRC what its stop and start did with a stale pid file
+# naming another program called clockfix (stale_other=clockfix, that process' name;
+# stale_stop=alive, stale_start=clockfix, stale_start_other=alive: left alone, the daemon started
+# again) and done=1, and powers off once the runlevel is reached.
 vm_rc_overlay() {
         local overlay=$1 script=$2 client=$3 written=$4 bin conf
         : "${CLOCKFIX_STATIC:?run through meson test}" "${NTP_PROBE:?run through meson test}"
@@ -123,6 +126,31 @@ sed -n 's/.*clockfix.*\[\(CLOCKFIX_.*\)\]\$/\1/p' /run/messages | tr ' ' '\n' | 
 $(vm_ntp_lines)
 /usr/local/bin/ntp-probe query $VM_NTP_SERVER
 say synced_clock=\$(date +%s)
+if command -v rc-service >/dev/null; then
+        # OpenRC and a stale pid file that names a program called clockfix but not clockfix (a
+        # copy of sleep): stop leaves it alone (the daemon, then untracked, is stopped here), and
+        # start starts the daemon all the same. (Debian's openrc runs dpkg's start-stop-daemon,
+        # which compares the executable too; OpenRC's own, as Alpine and Gentoo have it, does not.)
+        # (on the root: /run is mounted noexec)
+        mkdir -p /var/tmp/other
+        cp /bin/sleep /var/tmp/other/clockfix
+        /var/tmp/other/clockfix 600 </dev/null >/dev/null 2>&1 &
+        other=\$!
+        sleep 0.2
+        say stale_other=\$(cat "/proc/\$other/comm" 2>/dev/null || echo none)
+        daemon=\$(cat /run/clockfix.pid)
+        echo "\$other" >/run/clockfix.pid
+        # (--nodeps: the services that need it, clockfix-test-net and ntpd, stay)
+        rc-service clockfix --nodeps stop
+        kill -0 "\$other" 2>/dev/null && say stale_stop=alive || say stale_stop=killed
+        kill -TERM "\$daemon"
+        echo "\$other" >/run/clockfix.pid
+        rc-service clockfix --nodeps start
+        new=\$(cat /run/clockfix.pid 2>/dev/null)
+        [ -n "\$new" ] && [ "/proc/\$new/exe" -ef "$bin" ] && say stale_start=clockfix || say stale_start=\${new:-none}
+        kill -0 "\$other" 2>/dev/null && say stale_start_other=alive || say stale_start_other=killed
+        kill "\$other"
+fi
 say done=1
 # Once this script is done, so that the runlevel is reached before the power-off stops it.
 setsid sh -c 'sleep 1; poweroff' </dev/null >/dev/null 2>&1 &

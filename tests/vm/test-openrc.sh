@@ -8,7 +8,9 @@
 # Debian's busybox source with its ntpd applet, as Alpine, Buildroot and OpenWrt have it), an
 # OpenRC service of the default runlevel as Alpine's, steps the clock over the test's network from
 # the test's NTP server, and the daemon's syslog line says by how much, true and in time; at the
-# power-off its stop saves the stamp on the disk (tests/vm/rc.sh, tests/vm/ntp.sh).
+# power-off its stop saves the stamp on the disk (tests/vm/rc.sh, tests/vm/ntp.sh). A stale pid
+# file naming another program called clockfix is neither killed by stop nor keeps start from
+# starting the daemon.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
@@ -34,4 +36,11 @@ sed 's/^/  chroot | /' "$TMP/chroot.log"
 vm_debian_boot openrc "$TMP/initrd.gz" "$TMP/root.img" ""
 grep -a '^RC ' <<<"$CONSOLE" | sed 's/^RC /  | /'
 vm_rc_check openrc "$written" "$TMP/root.img" openrc=started
+# A stale pid file naming a copy of sleep called clockfix: OpenRC's start-stop-daemon, given
+# --pidfile, would take that process for the daemon; the service's stop and start do not.
+sed -n '/CLOCKFIX-TEST stale_other=/,/CLOCKFIX-TEST stale_start_other=/p' <<<"$CONSOLE" | sed 's/^/  | /'
+assert_eq "$(marker stale_other)" clockfix "openrc: the other program called clockfix ran"
+assert_eq "$(marker stale_stop)" alive "openrc: stop with a stale pid file left its process alone"
+assert_eq "$(marker stale_start)" clockfix "openrc: start with a stale pid file started the daemon"
+assert_eq "$(marker stale_start_other)" alive "openrc: start with a stale pid file left its process alone"
 echo ok
