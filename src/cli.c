@@ -19,6 +19,7 @@
 #include "options.h"
 #include "record.h"
 #include "report.h"
+#include "sd.h"
 #include "settings.h"
 #include "stat-util.h"
 
@@ -466,6 +467,57 @@ static int daemon_check(struct options *o)
         return EXIT_OK;
 }
 
+/*
+ * Whether clockfix.service or clockfix-learn.service runs this process (systemd sets INVOCATION_ID
+ * for every unit; the unit's name is then asked, so that clockfix run by any other unit is not
+ * taken for them).
+ */
+static bool run_by_own_unit(void)
+{
+        _cleanup_free_ char *unit = NULL;
+        const char *id = getenv("INVOCATION_ID"), *reason;
+
+        if (!id || !id[0] || sd_load(&reason) < 0 || sd_own_unit(&unit) < 0)
+                return false;
+        return strcmp(unit, "clockfix.service") == 0 || strcmp(unit, "clockfix-learn.service") == 0;
+}
+
+/*
+ * state-dir under systemd: the sandboxes of clockfix.service and clockfix-learn.service, which
+ * writes the record for the daemon (whose own sandbox keeps / read-only), let them write in
+ * RECORD_DIR_DEFAULT only (ReadWritePaths=), and clockfix.service reads the record before any
+ * filesystem but the root is mounted: another directory would never get the record. Refused from
+ * the command line (EXIT_USAGE); from the file or the kernel command line ignored with a warning,
+ * the record kept in the default, so that the boot goes on. daemon and learn only: status and set
+ * only read the record. EXIT_OK or EXIT_USAGE.
+ */
+static int state_dir_check(struct options *o)
+{
+        char from[PATH_MAX + 32];
+        const char *why =
+                "clockfix.service and clockfix-learn.service may write the record in " RECORD_DIR_DEFAULT
+                " only (their ReadWritePaths=), and read it before /var or any other filesystem "
+                "is mounted: leave state-dir out under systemd";
+        size_t n = o->state_dir ? strlen(o->state_dir) : 0;
+
+        while (n > 1 && o->state_dir[n - 1] == '/')
+                n--;
+        if ((o->command != COMMAND_DAEMON && o->command != COMMAND_LEARN) || !o->state_dir ||
+                (n == strlen(RECORD_DIR_DEFAULT) && strncmp(o->state_dir, RECORD_DIR_DEFAULT, n) == 0) ||
+                !run_by_own_unit())
+                return EXIT_OK;
+        if (o->origin[SETTING_STATE_DIR] == FROM_OPTION) {
+                log_error("--state-dir %s: %s", o->state_dir, why);
+                return EXIT_USAGE;
+        }
+        log_warning("Ignoring state-dir %s (%s): %s; the record is kept in " RECORD_DIR_DEFAULT,
+                o->state_dir, setting_origin(o, SETTING_STATE_DIR, from, sizeof(from)), why);
+        free(o->state_dir);
+        o->state_dir = NULL;
+        o->origin[SETTING_STATE_DIR] = FROM_DEFAULT;
+        return EXIT_OK;
+}
+
 /* status, set or daemon, once the settings are loaded. */
 static int run_command(const struct options *o, const struct policy *policy)
 {
@@ -533,6 +585,8 @@ int cli_main(int argc, char *argv[])
         if (r > 0)
                 return turned_off(&o);
         r = daemon_check(&o);
+        if (r == EXIT_OK)
+                r = state_dir_check(&o);
         if (r != EXIT_OK)
                 return r;
         return run_command(&o, &policy);

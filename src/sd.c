@@ -10,6 +10,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
+#include <systemd/sd-login.h>
 
 #include "sd.h"
 
@@ -29,6 +30,7 @@ static struct {
         typeof(sd_bus_error_free) *bus_error_free;
         typeof(sd_bus_message_unref) *bus_message_unref;
         typeof(sd_bus_flush_close_unref) *bus_flush_close_unref;
+        typeof(sd_pid_get_unit) *pid_get_unit;
 } sd;
 
 int sd_load(const char **ret_reason)
@@ -53,7 +55,8 @@ int sd_load(const char **ret_reason)
                 !(sd.bus_error_free = (typeof(sd.bus_error_free))dlsym(dl, "sd_bus_error_free")) ||
                 !(sd.bus_message_unref = (typeof(sd.bus_message_unref))dlsym(dl, "sd_bus_message_unref")) ||
                 !(sd.bus_flush_close_unref = (typeof(sd.bus_flush_close_unref))dlsym(
-                          dl, "sd_bus_flush_close_unref"))) {
+                          dl, "sd_bus_flush_close_unref")) ||
+                !(sd.pid_get_unit = (typeof(sd.pid_get_unit))dlsym(dl, "sd_pid_get_unit"))) {
                 *ret_reason = "libsystemd.so.0 lacks a function clockfix needs (older than systemd 221?)";
                 dlclose(dl);
                 return -EOPNOTSUPP;
@@ -74,6 +77,13 @@ int sd_journal_fields(const struct iovec *fields, size_t n)
         if (!sd.loaded)
                 return -EOPNOTSUPP;
         return sd.journal_sendv(fields, (int)n);
+}
+
+int sd_own_unit(char **ret)
+{
+        if (!sd.loaded)
+                return -EOPNOTSUPP;
+        return sd.pid_get_unit(0, ret);
 }
 
 int sd_start_unit(const char *unit, char *reason, size_t size)

@@ -20,6 +20,10 @@ int sd_notify_state(const char *state);
 /* sd_journal_sendv(): one structured entry, fields "NAME=value". 0 or -errno. */
 int sd_journal_fields(const struct iovec *fields, size_t n);
 
+/* sd_pid_get_unit() of this process: its system unit's name in *ret (free it), or -errno (-ENODATA: none).
+ */
+int sd_own_unit(char **ret);
+
 /*
  * Asks systemd over the system bus to start unit (mode "replace", as
  * `systemctl start --no-block`). 0, or -errno with D-Bus' message in reason

@@ -9,7 +9,8 @@
 # - a value rewritten since (a later fsck) counts again; a stale entry is dropped at the next write;
 # - a corrupt, truncated, huge or hostile record is ignored with a warning, never fatal; a symbolic
 #   link there is not followed, nor anything but a regular file opened;
-# - the daemon records at synchronisation (timesyncd's flag), and writes nothing on a normal one.
+# - the daemon records at synchronisation (timesyncd's flag), and writes nothing on a normal one;
+# - --state-dir is honoured under a systemd unit that is not clockfix's (INVOCATION_ID set).
 . "$SRCDIR/tests/lib.sh"
 
 W=1800000000             # 2027-01-15: when the disk was last written
@@ -50,6 +51,16 @@ assert_match "$err" "Recorded 1 new time\(s\) in $state/future-times" "learn say
 assert_eq "$(grep -v '^#' "$state/future-times")" "clockfix-future-times 1
 $uuid superblock:last_check ${F}000000 $(iso "$F")" "the record holds the exact value"
 [ ! -e "$state/future-times.new" ] || fail "the temporary file was left behind"
+
+# Run by a systemd unit other than clockfix's own (INVOCATION_ID set, the process in no unit of
+# clockfix): --state-dir is honoured; only clockfix.service and clockfix-learn.service, whose
+# sandboxes let them write in /var/lib/clockfix alone, refuse it (tests/vm/test-systemd.sh).
+mkdir -p "$TMP/ustate"
+rc=0
+INVOCATION_ID=0123456789abcdef0123456789abcdef "$CLOCKFIX" learn "${COMMON[@]}" --now "@$NOW" \
+        --state-dir "$TMP/ustate" 2>"$TMP/learn.err" || rc=$?
+assert_eq "$rc" 0 "learn with INVOCATION_ID: exit ($(cat "$TMP/learn.err"))"
+assert_match "$(cat "$TMP/learn.err")" "Recorded 1 new time\(s\) in $TMP/ustate/future-times" "learn with INVOCATION_ID: recorded"
 
 # Again: nothing new, so nothing written, nothing even opened for writing.
 id=$(record_id "$state/future-times")

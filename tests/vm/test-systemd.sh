@@ -9,6 +9,9 @@
 #    journal entry and exits 0.
 # 2. The guest writes a file every second and loses power: the next boot's clock is within
 #    seconds of the moment the power went.
+# 3. Under systemd the record stays in /var/lib/clockfix, the one directory the units' sandboxes
+#    let them write: state-dir of clockfix.conf is ignored with a warning, --state-dir on
+#    clockfix-learn.service's command line refused (exit status 2).
 # The initramfs (VM_DEBIAN_INITRD): busybox (the default), which mounts the root read-only and
 # runs no clockfix, so that clockfix.service sets the clock; or initramfs-tools, made by this
 # machine's mkinitramfs with clockfix's hook, which sets the clock before the root is mounted,
@@ -37,6 +40,11 @@ esac
 overlay=$TMP/overlay
 # The NTP unit steps the clock an hour; not after a power cut (clockfix.test=...).
 vm_debian_clockfix "$overlay" "$STEP" '!clockfix.test'
+# Another state directory in the configuration file, which both clockfix.service and
+# clockfix-learn.service read: their sandboxes let them write in /var/lib/clockfix only, so they
+# ignore it with a warning.
+printf 'state-dir = /var/lib/clockfix-elsewhere\n' >>"$overlay$CONF"
+mkdir -p "$overlay/var/lib/clockfix-elsewhere"
 # The disk's newest time: a week after clockfix's floor.
 written=$((FLOOR + 7 * 86400))
 
@@ -58,8 +66,15 @@ normal)
         say remount_start=$(mono systemd-remount-fs.service InactiveExitTimestampMonotonic)
         say time_set=$(mono time-set.target ActiveEnterTimestampMonotonic)
         say ntp_job=$(job_result clockfix-test-ntp.service)
+        # clockfix-learn.service given another state directory on its command line: refused.
+        mkdir -p /run/systemd/system/clockfix-learn.service.d
+        printf '[Service]\nExecStart=\nExecStart=%s learn --boot --state-dir /var/lib/clockfix-elsewhere\n' \
+                "$(command -v clockfix)" >/run/systemd/system/clockfix-learn.service.d/state-dir.conf
+        systemctl daemon-reload
+        systemctl start clockfix-learn.service || true
+        say learn_status=$(mono clockfix-learn.service ExecMainStatus)
         journal clockfix.service systemd-fsck-root.service systemd-remount-fs.service time-set.target \
-                clockfix-test-ntp.service
+                clockfix-test-ntp.service clockfix-learn.service
         sync_entry
         ;;
 cut)
@@ -135,6 +150,11 @@ else
         assert_match "$journal" "clockfix\[[0-9]+\]: Clock [0-9T:-]+Z is already at or past $iso from superblock:[a-z_]+ of /dev/vda: left alone" \
                 "clockfix.service found the clock set"
 fi
+assert_match "$journal" "clockfix\[[0-9]+\]: Ignoring state-dir /var/lib/clockfix-elsewhere \($CONF:2\): clockfix.service and clockfix-learn.service may write the record in /var/lib/clockfix only" \
+        "clockfix.service ignored state-dir of the configuration file"
+assert_eq "$(marker learn_status)" 2 "clockfix-learn.service with --state-dir: exit status"
+assert_match "$journal" "clockfix\[[0-9]+\]: --state-dir /var/lib/clockfix-elsewhere: clockfix.service and clockfix-learn.service may write the record in /var/lib/clockfix only" \
+        "clockfix-learn.service refused --state-dir"
 assert_match "$journal" "Network is up: default route dev lo" "the daemon saw the route"
 assert_match "$journal" "Started clockfix-test-ntp.service" "the daemon started the NTP unit over D-Bus"
 assert_eq "$(marker ntp_job)" done "the NTP unit ran"
@@ -199,4 +219,7 @@ saved=$(jq -r '.sources[] | select(.source == "file:/var/lib/clockfix/clock") | 
 [ -n "$saved" ] && [ "$saved" -ge "$set_to" ] && [ "$saved" -le $((set_to + 300)) ] ||
         fail "the stamp reads '${saved:-nothing}' after a boot that started at $set_to"
 echo "the stamp at power-off: $saved ($((saved - set_to)) s after the boot's clockfix)"
+# Nothing went to the other state directory.
+elsewhere=$(debugfs -R 'ls /var/lib/clockfix-elsewhere' "$TMP/root.img" 2>/dev/null | tr -s ' \n' ' ')
+assert_match "$elsewhere" "^ *[0-9]+ +\(12\) +\. +[0-9]+ +\([0-9]+\) +\.\. *$" "/var/lib/clockfix-elsewhere stayed empty"
 echo ok
