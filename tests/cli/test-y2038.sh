@@ -8,6 +8,7 @@
 #   with --now before and after them;
 # - the mounted / (a chroot into a loop-mounted image): stamp files, the root directory and the
 #   device node dated 2039, then the same files read from the unmounted image;
+# - root=PARTUUID= and PARTLABEL= with no udev link, the nodes of the disk and partition dated 2039;
 # - a journal stream (stderr) dated 2039;
 # - the daemon: timesyncd's flag dated 2039 is seen; the stamp's directory and file dated 2039
 #   are no obstacle to saving it.
@@ -106,6 +107,46 @@ assert_eq "$(jqo '[.devices[0].files[] | .live] | map(tostring) | join(",")')" f
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" $(((T39 + 60) * 1000000 + 500000)) "unmounted: timesyncd's clock file"
 assert_eq "$(src file:/var/lib/clockfix/clock .time)" $((T39 + 120)) "unmounted: clockfix's stamp"
 assert_eq "$(jqo .estimate)" $((T39 + 180)) "unmounted: the estimate"
+
+############################################################################
+# root=PARTUUID= and PARTLABEL= where udev made no link (a busybox initramfs), the nodes of the disk
+# and its partition dated 2039, as any read at a clock there dates them (devtmpfs stamps a node with
+# the clock, a read moves its access time): found from the partition table, without libblkid,
+# whose stat() of a node dated after 2038 fails where time_t has 32 bits. A GPT and an MBR disk.
+guid=$(printf '%08x' $$)-4a3b-4c2d-9e1f-0a1b2c3d4e5f
+sig=$(printf '%08x' $(($$ * 7 % 4294967296)))
+truncate -s 24M "$TMP/gpt.img" "$TMP/mbr.img"
+printf 'label: gpt\nsize=16M, type=L, uuid=%s, name=cfxp%s\n' "$guid" $$ | sfdisk -q "$TMP/gpt.img"
+printf 'label: dos\nlabel-id: 0x%s\nsize=16M, type=83\n' "$sig" | sfdisk -q "$TMP/mbr.img"
+mkdir "$TMP/dev"
+mount -t tmpfs tmpfs "$TMP/dev"
+at_exit 'umount "$TMP/dev" 2>/dev/null || true'
+mknod "$TMP/dev/null" c 1 3
+node() { mknod "$TMP$1" b $(($(stat -c '0x%t' "$1"))) $(($(stat -c '0x%T' "$1"))); }
+for img in gpt mbr; do
+        attach "$TMP/$img.img"
+        [ -b "${DEV}p1" ] || partx -a "$DEV"
+        E2FSPROGS_FAKE_TIME=1800000500 mke2fs -q -F -t ext4 "${DEV}p1" >/dev/null
+        node "$DEV"
+        node "${DEV}p1"
+        declare "part_$img=${DEV}p1"
+done
+# shellcheck disable=SC2154 # (declared above)
+for root in "PARTUUID=$guid:$part_gpt" "PARTUUID=${guid^^}:$part_gpt" "PARTLABEL=cfxp$$:$part_gpt" \
+        "PARTUUID=$sig-01:$part_mbr"; do
+        printf 'root=%s\n' "${root%:*}" >"$TMP/cmdline"
+        # (a build without libblkid finds them as well)
+        for binary in "$CLOCKFIX" "$CLOCKFIX_NOBLKID"; do
+                # (again each time: clockfix's own read moves the partition's access time to this clock)
+                touch -d @"$T39" "$TMP/dev"/loop*
+                RC=0
+                OUT=$(unshare -m bash -c 'mount --bind "$0" /dev && exec "$@"' "$TMP/dev" \
+                        "$binary" status --json --cmdline "$TMP/cmdline" --journal-budget 0 --now 2000-01-01 \
+                        "${POLICY[@]}" 2>"$TMP/stderr") || RC=$?
+                assert_eq "$RC:$(jqo '"\(.devices[0].device) \(.estimate)"')" "0:${root##*:} 1800000500" \
+                        "root=${root%:*}, nodes dated 2039, $(basename "$binary") ($(cat "$TMP/stderr"))"
+        done
+done
 
 ############################################################################
 # A journal stream dated 2039: still recognised as the journal (no "clockfix: " prefix).
