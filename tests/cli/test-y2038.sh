@@ -145,6 +145,10 @@ for root in "PARTUUID=$guid:$part_gpt" "PARTUUID=${guid^^}:$part_gpt" "PARTLABEL
                         "${POLICY[@]}" 2>"$TMP/stderr") || RC=$?
                 assert_eq "$RC:$(jqo '"\(.devices[0].device) \(.estimate)"')" "0:${root##*:} 1800000500" \
                         "root=${root%:*}, nodes dated 2039, $(basename "$binary") ($(cat "$TMP/stderr"))"
+                # The disk's table is read with O_NOATIME: its node keeps its time (a read would move
+                # an access time that is not after the modification time, as relatime does).
+                disk=${root##*:}
+                assert_eq "$(stat -c %X "$TMP${disk%p1}")" "$T39" "root=${root%:*}: the disk's access time"
         done
 done
 
