@@ -51,8 +51,9 @@ static const char *problem_no_blkid(const struct device_report *d, char *buf, si
                 return NULL;
         snprintf(buf, size,
                 kind == SPEC_TAG
-                        ? "no udev link for it (/dev/disk/by-*), and it cannot be searched for: %s; "
-                          "name the root as /dev/NAME or MAJOR:MINOR"
+                        ? "no udev link for it (/dev/disk/by-*) nor an ext superblock or partition table "
+                          "that has it, and libblkid cannot search further: %s; name the root as /dev/NAME "
+                          "or MAJOR:MINOR"
                         : "no device node where sysfs names it, and /dev cannot be searched: %s; is "
                           "devtmpfs mounted on /dev?",
                 d->no_blkid);

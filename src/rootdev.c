@@ -2,23 +2,19 @@
 /* rootdev: where the root filesystem is (kernel command line, mountinfo, fstab) and its device path */
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "blk.h"
+#include "blockdevs.h"
 #include "cleanup.h"
 #include "file-util.h"
 #include "log.h"
-#include "parttable.h"
 #include "rootdev.h"
 #include "stat-util.h"
 #include "utf8.h"
@@ -224,44 +220,9 @@ int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype)
         return 1;
 }
 
-/* path, if it is the block device devno. */
-static bool is_block_device(const char *path, dev_t devno)
-{
-        struct file_stat st;
-
-        return file_stat(path, &st) == 0 && S_ISBLK(st.mode) && st.rdev == devno;
-}
-
-/*
- * The kernel names each device in sysfs ("DEVNAME=mmcblk0p2"), and devtmpfs
- * puts it at that name under /dev: a file read, where libblkid would be loaded
- * to do the same and then scan /dev when that fails. The path if that block
- * device is there, else NULL.
- */
-static char *devno_from_sysfs(dev_t devno)
-{
-        _cleanup_free_ char *uevent = NULL;
-        const char *name;
-        char sys[64], *p;
-
-        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/uevent", major(devno), minor(devno));
-        if (read_small_file(sys, &uevent) < 0)
-                return NULL;
-        name = strstr(uevent, "DEVNAME=");
-        if (!name || (name != uevent && name[-1] != '\n'))
-                return NULL;
-        if (asprintf(&p, "/dev/%.*s", (int)strcspn(name + 8, "\n"), name + 8) < 0)
-                return NULL;
-        if (!is_block_device(p, devno)) {
-                free(p);
-                return NULL;
-        }
-        return p;
-}
-
 int devno_to_path(dev_t devno, char **ret_path)
 {
-        char *p = devno_from_sysfs(devno);
+        char *p = blockdev_node(devno);
 
         if (p) {
                 log_debug("%u:%u: sysfs names %s", major(devno), minor(devno), p);
@@ -321,7 +282,7 @@ static char *mapper_name(char *path)
         if (read_small_file(sys, &name) < 0 ||
                 asprintf(&p, "/dev/mapper/%.*s", (int)strcspn(name, "\n"), name) < 0)
                 return path;
-        if (file_stat(path, &st) < 0 || !is_block_device(p, st.rdev)) {
+        if (file_stat(path, &st) < 0 || !blockdev_is(p, st.rdev)) {
                 free(p);
                 return path;
         }
@@ -353,94 +314,6 @@ static char *tag_from_udev(const char *tag, const char *value)
         if (!p)
                 p = strdup(link);
         return p ? mapper_name(p) : NULL;
-}
-
-/* A number in the sysfs file dir/name ("2048\n"); false if there is none. */
-static bool sysfs_number(const char *dir, const char *name, uint64_t *ret)
-{
-        _cleanup_free_ char *text = NULL;
-        char path[PATH_MAX], *end;
-
-        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
-                read_small_file(path, &text) < 0 || !isdigit((unsigned char)text[0]))
-                return false;
-        errno = 0;
-        *ret = strtoull(text, &end, 10);
-        return errno == 0 && (*end == '\n' || *end == '\0');
-}
-
-/* The node of the block device whose sysfs directory is dir (its "dev" file), or NULL. */
-static char *sysfs_dir_node(const char *dir)
-{
-        _cleanup_free_ char *text = NULL;
-        char path[PATH_MAX];
-        dev_t devno;
-
-        if ((size_t)snprintf(path, sizeof(path), "%s/dev", dir) >= sizeof(path) ||
-                read_small_file(path, &text) < 0)
-                return NULL;
-        text[strcspn(text, "\n")] = '\0';
-        return parse_devno(text, &devno) ? devno_from_sysfs(devno) : NULL;
-}
-
-static int disk_read(void *userdata, uint64_t offset, void *buf, size_t size)
-{
-        ssize_t n = pread(*(int *)userdata, buf, size, (off_t)offset);
-
-        if (n < 0)
-                return -errno;
-        return (size_t)n == size ? 0 : -EIO;
-}
-
-/*
- * The partition whose table entry (its disk's MBR or GPT) has this PARTUUID or
- * PARTLABEL, among the partitions sysfs lists, without libblkid (see
- * parttable.h). The disk is read with O_NOATIME (where we may), so that this
- * read does not date its node after 2038. NULL if none.
- */
-static char *tag_from_partitions(const char *tag, const char *value)
-{
-        bool uuid = strcmp(tag, "PARTUUID") == 0;
-        struct dirent *de;
-        char *found = NULL;
-        DIR *d;
-
-        if (!uuid && strcmp(tag, "PARTLABEL") != 0)
-                return NULL;
-        d = opendir("/sys/class/block");
-        if (!d)
-                return NULL;
-        while (!found && (de = readdir(d))) {
-                struct parttable_kernel k = { 0 };
-                struct parttable_entry e;
-                char dir[PATH_MAX], parent[PATH_MAX + 3];
-                uint64_t partno, lbs;
-                _cleanup_free_ char *disk = NULL;
-                _cleanup_close_ int fd = -1;
-
-                if (de->d_name[0] == '.' ||
-                        (size_t)snprintf(dir, sizeof(dir), "/sys/class/block/%s", de->d_name) >= sizeof(dir))
-                        continue;
-                snprintf(parent, sizeof(parent), "%s/..", dir);
-                if (!sysfs_number(dir, "partition", &partno) || partno > UINT_MAX ||
-                        !sysfs_number(dir, "start", &k.start) || !sysfs_number(dir, "size", &k.size) ||
-                        !sysfs_number(parent, "queue/logical_block_size", &lbs) || lbs > 4096)
-                        continue;
-                k.partno = (unsigned)partno;
-                k.sector_size = (unsigned)lbs;
-                disk = sysfs_dir_node(parent);
-                if (!disk)
-                        continue;
-                fd = open(disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
-                if (fd < 0 && errno == EPERM) /* O_NOATIME needs the node's owner or CAP_FOWNER */
-                        fd = open(disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-                if (fd < 0 || parttable_lookup(disk_read, &fd, &k, &e) <= 0)
-                        continue;
-                if (strcmp(uuid ? e.uuid : e.name, value) == 0)
-                        found = sysfs_dir_node(dir);
-        }
-        closedir(d);
-        return found;
 }
 
 /* One attempt at finding the device; -ENOENT if it is not there (yet). scan: libblkid may search for a tag.
@@ -500,14 +373,14 @@ static int resolve_once(const char *spec, enum spec_kind kind, bool scan, char *
                         break;
                 }
                 /*
-                 * Then the partitions the kernel lists, each one's entry in its
-                 * disk's table: libblkid cannot probe a node dated after 2038 where
-                 * time_t has 32 bits.
+                 * Then the block devices the kernel lists, by their partition
+                 * tables or ext superblocks: libblkid cannot probe a node dated
+                 * after 2038 where time_t has 32 bits.
                  */
                 if (scan)
-                        p = tag_from_partitions(tag, v);
+                        p = blockdevs_find_tag(tag, v);
                 if (p) {
-                        log_debug("%s: the partition table names %s", spec, p);
+                        log_debug("%s: found %s among the kernel's block devices", spec, p);
                         break;
                 }
                 if (scan)

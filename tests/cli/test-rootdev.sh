@@ -88,14 +88,16 @@ POL=(--not-before 2026-01-01 --now 2000-01-01 --no-stamps --journal-budget 0)
 device_of() { jq -r '.devices[0].device' <<<"$PD_OUT"; }
 
 # libblkid is loaded only when it is needed: not for a path or a device number (sysfs names it),
-# and for a tag only when udev has no link for it.
-for root in "$disk" "$devno" "LABEL=$label"; do
+# nor for a tag that udev links or an ext superblock of the kernel's block devices holds; for a tag
+# that none has, to search the other filesystems.
+for root in "$disk" "$devno" "LABEL=$label" "UUID=$uuid"; do
         cmdline "root=$root"
         private_dev "" "$CLOCKFIX" status --json --cmdline "$TMP/cmdline" "${POL[@]}"
         assert_eq "$(device_of)" "$disk" "root=$root: the device"
-        case $root in LABEL=*) want=yes ;; *) want=no ;; esac
-        assert_eq "$PD_BLKID" "$want" "root=$root: libblkid loaded"
+        assert_eq "$PD_BLKID" no "root=$root: libblkid loaded"
 done
+private_dev "" "$CLOCKFIX" status --json --device "LABEL=cfx-none-$$" "${POL[@]}"
+assert_eq "$PD_BLKID" yes "LABEL= that no ext superblock has: libblkid loaded"
 
 # udev's links come first: links that point to the other disk (which libblkid's search would never
 # pick for these values) are what clockfix follows, without loading libblkid; names udev escapes
@@ -126,12 +128,15 @@ for root in "$disk" "$devno"; do
         private_dev "" "$CLOCKFIX_NOBLKID" status --json --cmdline "$TMP/cmdline" "${POL[@]}"
         assert_eq "$PD_RC:$(device_of)" "0:$disk" "without libblkid: root=$root"
 done
-private_dev "" "$CLOCKFIX_NOBLKID" set --dry-run --device "LABEL=$label" "${POL[@]}"
-assert_eq "$PD_RC:$PD_ERR" "3:<3>clockfix: LABEL=$label: no udev link for it (/dev/disk/by-*), and it cannot be searched for: this clockfix is built without libblkid (-Dblkid=disabled); name the root as /dev/NAME or MAJOR:MINOR" \
-        "built without libblkid, a tag without a link"
-private_dev 'mount --bind /dev/null "$BLKID_SO"' "$CLOCKFIX" set --dry-run --device "LABEL=$label" "${POL[@]}"
-assert_match "$PD_RC:$PD_ERR" "^3:<3>clockfix: LABEL=$label: no udev link for it \(/dev/disk/by-\*\), and it cannot be searched for: libblkid\.so\.1 cannot be loaded \(.*\); name the root as /dev/NAME or MAJOR:MINOR$" \
-        "libblkid not loadable, a tag without a link"
+private_dev "" "$CLOCKFIX_NOBLKID" status --json --device "LABEL=$label" "${POL[@]}"
+assert_eq "$PD_RC:$(device_of)" "0:$disk" "without libblkid: LABEL= of an ext filesystem"
+none=LABEL=cfx-none-$$
+private_dev "" "$CLOCKFIX_NOBLKID" set --dry-run --device "$none" "${POL[@]}"
+assert_eq "$PD_RC:$PD_ERR" "3:<3>clockfix: $none: no udev link for it (/dev/disk/by-*) nor an ext superblock or partition table that has it, and libblkid cannot search further: this clockfix is built without libblkid (-Dblkid=disabled); name the root as /dev/NAME or MAJOR:MINOR" \
+        "built without libblkid, a tag nothing has"
+private_dev 'mount --bind /dev/null "$BLKID_SO"' "$CLOCKFIX" set --dry-run --device "$none" "${POL[@]}"
+assert_match "$PD_RC:$PD_ERR" "^3:<3>clockfix: $none: no udev link for it \(/dev/disk/by-\*\) nor an ext superblock or partition table that has it, and libblkid cannot search further: libblkid\.so\.1 cannot be loaded \(.*\); name the root as /dev/NAME or MAJOR:MINOR$" \
+        "libblkid not loadable, a tag nothing has"
 CLOCKFIX=$CLOCKFIX_NOBLKID
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
 cf set --dry-run --device "$TMP/vfat.img" --not-before 2026-01-01 --now 2000-01-01
