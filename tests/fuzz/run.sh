@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(jbd2 cmdline conf time decide record lookup jbd2-property)
+[ ${#targets[@]} -gt 0 ] || targets=(jbd2 cmdline conf time decide record lookup parttable jbd2-property)
 
 if [ ! -f build-fuzz/build.ninja ]; then
         CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
