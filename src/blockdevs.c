@@ -89,53 +89,39 @@ static int disk_read(void *userdata, uint64_t offset, void *buf, size_t size)
         return (size_t)n == size ? 0 : -EIO;
 }
 
+/* What a block device is asked for: its node when its tag (PARTUUID or the other) has value, else NULL. */
+typedef char *match_fn(const char *dir, bool uuid, const char *value);
+
 /*
- * The partition whose table entry (its disk's MBR or GPT) has this PARTUUID or
- * PARTLABEL, among the partitions sysfs lists, without libblkid (see
- * parttable.h). The disk is read with O_NOATIME (where we may), so that this
- * read does not date its node after 2038. NULL if none.
+ * The partition whose table entry (its disk's MBR or GPT) has this PARTUUID (uuid) or
+ * PARTLABEL, without libblkid (see parttable.h), if the block device at dir is one. The disk is
+ * read with O_NOATIME (where we may), so that this read does not date its node after 2038.
  */
-static char *tag_from_partitions(const char *tag, const char *value)
+static char *partition_match(const char *dir, bool uuid, const char *value)
 {
-        bool uuid = strcmp(tag, "PARTUUID") == 0;
-        struct dirent *de;
-        char *found = NULL;
-        DIR *d;
+        struct parttable_kernel k = { 0 };
+        struct parttable_entry e;
+        char parent[PATH_MAX + 3];
+        uint64_t partno, lbs;
+        _cleanup_free_ char *disk = NULL;
+        _cleanup_close_ int fd = -1;
 
-        d = opendir("/sys/class/block");
-        if (!d)
+        snprintf(parent, sizeof(parent), "%s/..", dir);
+        if (!sysfs_number(dir, "partition", &partno) || partno > UINT_MAX ||
+                !sysfs_number(dir, "start", &k.start) || !sysfs_number(dir, "size", &k.size) ||
+                !sysfs_number(parent, "queue/logical_block_size", &lbs) || lbs > 4096)
                 return NULL;
-        while (!found && (de = readdir(d))) {
-                struct parttable_kernel k = { 0 };
-                struct parttable_entry e;
-                char dir[PATH_MAX], parent[PATH_MAX + 3];
-                uint64_t partno, lbs;
-                _cleanup_free_ char *disk = NULL;
-                _cleanup_close_ int fd = -1;
-
-                if (de->d_name[0] == '.' ||
-                        (size_t)snprintf(dir, sizeof(dir), "/sys/class/block/%s", de->d_name) >= sizeof(dir))
-                        continue;
-                snprintf(parent, sizeof(parent), "%s/..", dir);
-                if (!sysfs_number(dir, "partition", &partno) || partno > UINT_MAX ||
-                        !sysfs_number(dir, "start", &k.start) || !sysfs_number(dir, "size", &k.size) ||
-                        !sysfs_number(parent, "queue/logical_block_size", &lbs) || lbs > 4096)
-                        continue;
-                k.partno = (unsigned)partno;
-                k.sector_size = (unsigned)lbs;
-                disk = sysfs_dir_node(parent);
-                if (!disk)
-                        continue;
-                fd = open(disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
-                if (fd < 0 && errno == EPERM) /* O_NOATIME needs the node's owner or CAP_FOWNER */
-                        fd = open(disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-                if (fd < 0 || parttable_lookup(disk_read, &fd, &k, &e) <= 0)
-                        continue;
-                if (strcmp(uuid ? e.uuid : e.name, value) == 0)
-                        found = sysfs_dir_node(dir);
-        }
-        closedir(d);
-        return found;
+        k.partno = (unsigned)partno;
+        k.sector_size = (unsigned)lbs;
+        disk = sysfs_dir_node(parent);
+        if (!disk)
+                return NULL;
+        fd = open(disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
+        if (fd < 0 && errno == EPERM) /* O_NOATIME needs the node's owner or CAP_FOWNER */
+                fd = open(disk, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0 || parttable_lookup(disk_read, &fd, &k, &e) <= 0)
+                return NULL;
+        return strcmp(uuid ? e.uuid : e.name, value) == 0 ? sysfs_dir_node(dir) : NULL;
 }
 
 /* Whether other block devices are built on the one at dir (its holders: an md array, a dm table). */
@@ -158,35 +144,36 @@ static bool has_holders(const char *dir)
 }
 
 /*
- * The device whose ext2/3/4 superblock has this UUID or LABEL (read with
- * libext2fs, one read of 1 KiB each), among the block devices sysfs lists that
- * nothing is built on. NULL if none.
+ * The block device at dir, if nothing is built on it and its ext2/3/4 superblock has this UUID
+ * (uuid) or LABEL (read with libext2fs, one read of 1 KiB).
  */
-static char *tag_from_superblocks(const char *tag, const char *value)
+static char *superblock_match(const char *dir, bool uuid, const char *value)
 {
-        bool uuid = strcmp(tag, "UUID") == 0;
+        _cleanup_free_ char *node = NULL;
+        struct superblock sb;
+
+        if (has_holders(dir))
+                return NULL;
+        node = sysfs_dir_node(dir);
+        if (node && superblock_read(node, &sb, NULL) == 0 && strcmp(uuid ? sb.uuid : sb.label, value) == 0)
+                return TAKE_PTR(node);
+        return NULL;
+}
+
+/* The first block device sysfs lists that match() takes, or NULL. */
+static char *find_block_device(match_fn *match, bool uuid, const char *value)
+{
+        char *found = NULL, dir[PATH_MAX];
         struct dirent *de;
-        char *found = NULL;
         DIR *d;
 
         d = opendir("/sys/class/block");
         if (!d)
                 return NULL;
-        while (!found && (de = readdir(d))) {
-                _cleanup_free_ char *node = NULL;
-                struct superblock sb;
-                char dir[PATH_MAX];
-
-                if (de->d_name[0] == '.' ||
-                        (size_t)snprintf(dir, sizeof(dir), "/sys/class/block/%s", de->d_name) >=
-                                sizeof(dir) ||
-                        has_holders(dir))
-                        continue;
-                node = sysfs_dir_node(dir);
-                if (node && superblock_read(node, &sb, NULL) == 0 &&
-                        strcmp(uuid ? sb.uuid : sb.label, value) == 0)
-                        found = TAKE_PTR(node);
-        }
+        while (!found && (de = readdir(d)))
+                if (de->d_name[0] != '.' &&
+                        (size_t)snprintf(dir, sizeof(dir), "/sys/class/block/%s", de->d_name) < sizeof(dir))
+                        found = match(dir, uuid, value);
         closedir(d);
         return found;
 }
@@ -194,8 +181,8 @@ static char *tag_from_superblocks(const char *tag, const char *value)
 char *blockdevs_find_tag(const char *tag, const char *value)
 {
         if (strcmp(tag, "PARTUUID") == 0 || strcmp(tag, "PARTLABEL") == 0)
-                return tag_from_partitions(tag, value);
+                return find_block_device(partition_match, strcmp(tag, "PARTUUID") == 0, value);
         if (strcmp(tag, "UUID") == 0 || strcmp(tag, "LABEL") == 0)
-                return tag_from_superblocks(tag, value);
+                return find_block_device(superblock_match, strcmp(tag, "UUID") == 0, value);
         return NULL;
 }
