@@ -22,8 +22,8 @@ esac
 BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsystemd-dev libblkid-dev "$DEPS_SYSTEMD_PC")
 # What the demo and the tests run: mke2fs/debugfs/dumpe2fs, mkfs.vfat, sfdisk, partx/setpriv/
 # mkswap (util-linux), losetup/mount/umount (mount), script (bsdutils), jq, strace,
-# systemd-analyze, clang-format, ip (network namespaces for the daemon); for the VM tests: QEMU,
-# busybox, the two initramfs generators (dracut-core, not dracut, which would replace
+# systemd-analyze, clang-format, ip (network namespaces for the daemon), pgrep and ps (procps); for
+# the VM tests: QEMU, busybox, the two initramfs generators (dracut-core, not dracut, which would replace
 # initramfs-tools), cpio, zstd, kmod (depmod), debootstrap (the root of the systemd guest); clang
 # for a build of its own (tests/run.sh), and with its sanitizer and libFuzzer runtimes for the
 # fuzz targets; man (man-db, with groff) for the man pages; shellcheck and checkbashisms (devscripts,
@@ -31,7 +31,7 @@ BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsys
 # Debian's chronyd, which the tests only unpack (installing chrony would start a daemon that
 # disciplines this machine's clock); dpkg-dev (dpkg-source) and make, to build busybox's ntpd
 # from Debian's source package.
-TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2
+TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2 procps
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
         clang "libclang-rt-$DEPS_CLANG-dev" man-db shellcheck devscripts
         libcap2 libedit2 "libgnutls30$DEPS_T64" "libnettle8$DEPS_T64" libseccomp2 dpkg-dev make)
