@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "background.h"
@@ -60,7 +61,8 @@ static int wait_byte(int fd, usec_t deadline)
                         if (now >= deadline)
                                 return -ETIME;
                         usec_t ms = (deadline - now + 999) / 1000;
-                        if (poll(&p, 1, ms > INT32_MAX ? INT32_MAX : (int)ms) == 0)
+                        /* Nothing yet, or a signal: the deadline again. */
+                        if (poll(&p, 1, ms > INT32_MAX ? INT32_MAX : (int)ms) <= 0)
                                 continue;
                 }
                 n = read(fd, &c, 1);
@@ -131,6 +133,8 @@ int background_fork(const sigset_t *block, usec_t limit, int *ret_status)
         /* A foreground process gone before the daemon is ready: its byte is lost, the daemon goes on. */
         (void)signal(SIGPIPE, SIG_IGN);
         (void)setsid();
+        /* syslog's socket, if a message went there before the fork, is among what is closed. */
+        closelog();
         close_inherited(ready_fd);
         return 0;
 }

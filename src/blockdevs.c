@@ -15,6 +15,7 @@
 #include "blockdevs.h"
 #include "cleanup.h"
 #include "file-util.h"
+#include "log.h"
 #include "parttable.h"
 #include "stat-util.h"
 #include "superblock.h"
@@ -90,15 +91,16 @@ static int disk_read(void *userdata, uint64_t offset, void *buf, size_t size)
 }
 
 /* What a block device is asked for: its node when its tag (PARTUUID or the other) has value, else NULL. */
-typedef char *match_fn(const char *dir, bool uuid, const char *value);
+typedef char *match_fn(const char *dir, const char *tag, const char *value);
 
 /*
- * The partition whose table entry (its disk's MBR or GPT) has this PARTUUID (uuid) or
- * PARTLABEL, without libblkid (see parttable.h), if the block device at dir is one. The disk is
- * read with O_NOATIME (where we may), so that this read does not date its node after 2038.
+ * The partition whose table entry (its disk's MBR or GPT) has this PARTUUID or PARTLABEL (tag), without
+ * libblkid (see parttable.h), if the block device at dir is one. The disk is read with O_NOATIME (where we
+ * may), so that this read does not date its node after 2038.
  */
-static char *partition_match(const char *dir, bool uuid, const char *value)
+static char *partition_match(const char *dir, const char *tag, const char *value)
 {
+        bool uuid = strcmp(tag, "PARTUUID") == 0;
         struct parttable_kernel k = { 0 };
         struct parttable_entry e;
         char parent[PATH_MAX + 3];
@@ -144,24 +146,63 @@ static bool has_holders(const char *dir)
 }
 
 /*
- * The block device at dir, if nothing is built on it and its ext2/3/4 superblock has this UUID
- * (uuid) or LABEL (read with libext2fs, one read of 1 KiB).
+ * Whether the block device at dir may be probed for a superblock at boot: none of what udev's
+ * rules pass over (a CD or DVD drive, whose open closes the tray or spins the disc up; a floppy
+ * drive, which fills the log with errors; an eMMC's RPMB area, which older kernels list as a block
+ * device and fail every read of), nothing empty (a loop device not set up, a card reader without
+ * its card) and nothing built on (an md member, a dm table's device: the array or the mapping
+ * has the filesystem).
  */
-static char *superblock_match(const char *dir, bool uuid, const char *value)
+static bool may_probe(const char *dir)
 {
+        const char *name = strrchr(dir, '/') + 1;
+        size_t len = strlen(name);
+        uint64_t size;
+
+        if (strncmp(name, "sr", 2) == 0 || strncmp(name, "fd", 2) == 0 ||
+                (len >= 4 && strcmp(name + len - 4, "rpmb") == 0))
+                return false;
+        return sysfs_number(dir, "size", &size) && size > 0 && !has_holders(dir);
+}
+
+/* The ext2/3/4 magic number at byte 1080 of node: read without waiting and, where we may, without
+ * moving the node's access time (see partition_match()). */
+static bool has_ext_magic(const char *node)
+{
+        _cleanup_close_ int fd = -1;
+        uint8_t magic[2];
+
+        fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
+        if (fd < 0 && errno == EPERM)
+                fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        return fd >= 0 && pread(fd, magic, sizeof(magic), 1080) == (ssize_t)sizeof(magic) &&
+                magic[0] == 0x53 && magic[1] == 0xef;
+}
+
+/*
+ * The block device at dir, if it may be probed, holds an ext2/3/4 superblock (its magic first,
+ * one read of 2 bytes), and the superblock (read with libext2fs) has this UUID or LABEL (tag).
+ */
+static char *superblock_match(const char *dir, const char *tag, const char *value)
+{
+        bool uuid = strcmp(tag, "UUID") == 0;
         _cleanup_free_ char *node = NULL;
         struct superblock sb;
 
-        if (has_holders(dir))
+        if (!may_probe(dir))
                 return NULL;
         node = sysfs_dir_node(dir);
-        if (node && superblock_read(node, &sb, NULL) == 0 && strcmp(uuid ? sb.uuid : sb.label, value) == 0)
+        if (node && has_ext_magic(node) && superblock_read(node, &sb, NULL) == 0 &&
+                strcmp(uuid ? sb.uuid : sb.label, value) == 0)
                 return TAKE_PTR(node);
         return NULL;
 }
 
-/* The first block device sysfs lists that match() takes, or NULL. */
-static char *find_block_device(match_fn *match, bool uuid, const char *value)
+/*
+ * The one block device sysfs lists that match() takes, or NULL: none, or more than one (a card
+ * copied to a USB stick has the same PARTUUID and UUID: which is the root is not known here).
+ */
+static char *find_block_device(match_fn *match, const char *tag, const char *value)
 {
         char *found = NULL, dir[PATH_MAX];
         struct dirent *de;
@@ -170,10 +211,23 @@ static char *find_block_device(match_fn *match, bool uuid, const char *value)
         d = opendir("/sys/class/block");
         if (!d)
                 return NULL;
-        while (!found && (de = readdir(d)))
-                if (de->d_name[0] != '.' &&
-                        (size_t)snprintf(dir, sizeof(dir), "/sys/class/block/%s", de->d_name) < sizeof(dir))
-                        found = match(dir, uuid, value);
+        while ((de = readdir(d))) {
+                char *node;
+
+                if (de->d_name[0] == '.' ||
+                        (size_t)snprintf(dir, sizeof(dir), "/sys/class/block/%s", de->d_name) >=
+                                sizeof(dir) ||
+                        !(node = match(dir, tag, value)))
+                        continue;
+                if (found) {
+                        log_debug("%s=%s: on %s and %s at least: left to libblkid", tag, value, found, node);
+                        free(node);
+                        free(found);
+                        found = NULL;
+                        break;
+                }
+                found = node;
+        }
         closedir(d);
         return found;
 }
@@ -181,8 +235,8 @@ static char *find_block_device(match_fn *match, bool uuid, const char *value)
 char *blockdevs_find_tag(const char *tag, const char *value)
 {
         if (strcmp(tag, "PARTUUID") == 0 || strcmp(tag, "PARTLABEL") == 0)
-                return find_block_device(partition_match, strcmp(tag, "PARTUUID") == 0, value);
+                return find_block_device(partition_match, tag, value);
         if (strcmp(tag, "UUID") == 0 || strcmp(tag, "LABEL") == 0)
-                return find_block_device(superblock_match, strcmp(tag, "UUID") == 0, value);
+                return find_block_device(superblock_match, tag, value);
         return NULL;
 }

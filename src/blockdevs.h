@@ -26,7 +26,9 @@ char *blockdev_node(dev_t devno);
  * (parttable.h), UUID= and LABEL= by the ext2/3/4 superblock of each device that
  * nothing is built on (an md member or a dm table's device is passed over for
  * the array or mapping). value as rootdev gives it (a PARTUUID in lower case).
- * A new path, or NULL if none has it (a filesystem of another type, an external
- * journal, a partition table of another kind: libblkid's to find).
+ * Devices that a probe could stall or upset (CD and floppy drives, RPMB areas) and
+ * empty ones are not opened. A new path, or NULL if none has it (a filesystem of
+ * another type, an external journal, a partition table of another kind:
+ * libblkid's to find) or more than one does (a card copied to another disk).
  */
 char *blockdevs_find_tag(const char *tag, const char *value);

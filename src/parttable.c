@@ -84,20 +84,43 @@ static void guid_format(const uint8_t *g, char out[37])
                 g[13], g[14], g[15]);
 }
 
+uint32_t parttable_crc32(const void *data, size_t size)
+{
+        const uint8_t *p = data;
+        uint32_t crc = 0xffffffffu;
+
+        for (size_t i = 0; i < size; i++) {
+                crc ^= p[i];
+                for (int bit = 0; bit < 8; bit++)
+                        crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
+        }
+        return ~crc;
+}
+
 static int gpt_lookup(parttable_read_fn read, void *userdata, const struct parttable_kernel *k,
         struct parttable_entry *ret)
 {
-        uint8_t h[GPT_HEADER_SIZE], e[GPT_ENTRY_MIN_SIZE];
+        uint8_t h[4096], e[GPT_ENTRY_MIN_SIZE];
         uint64_t offset, first, last, scale = k->sector_size / 512;
-        uint32_t entries, entry_size;
+        uint32_t entries, entry_size, header_size, crc;
         int r;
 
-        /* The primary header, at LBA 1. The kernel checks its CRCs (and takes the backup if they
-         * fail); the entry's start and size checked against the kernel's below stand for them. */
-        r = read(userdata, k->sector_size, h, sizeof(h));
+        /*
+         * The primary header, at LBA 1, whole sector. The kernel takes it only if its CRC holds (else
+         * the backup at the disk's end, which is not read here: libblkid decides then); the entry's
+         * start and size checked against the kernel's below stand for the entries' own CRC.
+         */
+        r = read(userdata, k->sector_size, h, k->sector_size);
         if (r < 0)
                 return r;
         if (memcmp(h, "EFI PART", 8) != 0)
+                return 0;
+        header_size = le32(h + 12);
+        if (header_size < GPT_HEADER_SIZE || header_size > k->sector_size)
+                return 0;
+        crc = le32(h + 16);
+        memset(h + 16, 0, 4);
+        if (parttable_crc32(h, header_size) != crc)
                 return 0;
         entries = le32(h + 80);
         entry_size = le32(h + 84);
@@ -121,6 +144,18 @@ static int gpt_lookup(parttable_read_fn read, void *userdata, const struct partt
         return 1;
 }
 
+/* Whether sector start (512 bytes) lies in one of the MBR's extended partitions (types 0x05, 0x0f, 0x85). */
+static bool in_extended(const uint8_t *mbr, uint64_t scale, uint64_t start)
+{
+        for (unsigned i = 0; i < 4; i++) {
+                const uint8_t *p = mbr + MBR_ENTRIES_OFFSET + 16 * i;
+                uint64_t first = (uint64_t)le32(p + 8) * scale, size = (uint64_t)le32(p + 12) * scale;
+                if ((p[4] == 0x05 || p[4] == 0x0f || p[4] == 0x85) && start >= first && start - first < size)
+                        return true;
+        }
+        return false;
+}
+
 int parttable_lookup(parttable_read_fn read, void *userdata, const struct parttable_kernel *k,
         struct parttable_entry *ret)
 {
@@ -141,15 +176,20 @@ int parttable_lookup(parttable_read_fn read, void *userdata, const struct partta
         if (protective)
                 return gpt_lookup(read, userdata, k, ret);
 
-        /* The kernel's msdos parser: "%08x-%02x", the disk signature and the partition's number. */
+        /*
+         * The kernel's msdos parser: "%08x-%02x", the disk signature and the partition's number. A
+         * logical partition (5 on) only inside an extended one: partitions the kernel numbers so from
+         * elsewhere (blkdevparts=, a BSD label inside a primary) have no PARTUUID.
+         */
         if (k->partno > 255)
                 return 0;
+        uint64_t scale = k->sector_size / 512;
         if (k->partno <= 4) {
                 const uint8_t *p = mbr + MBR_ENTRIES_OFFSET + 16 * (k->partno - 1);
-                uint64_t scale = k->sector_size / 512;
                 if ((uint64_t)le32(p + 8) * scale != k->start || (uint64_t)le32(p + 12) * scale != k->size)
                         return 0;
-        }
+        } else if (!in_extended(mbr, scale, k->start))
+                return 0;
         snprintf(ret->uuid, sizeof(ret->uuid), "%08x-%02x", le32(mbr + MBR_SIGNATURE_OFFSET), k->partno);
         ret->name[0] = '\0';
         return 1;

@@ -35,9 +35,13 @@ struct parttable_kernel {
  * The table entry of partition k->partno, if the disk's table has one at the
  * start and size the kernel gives (else the kernel read another table, or the
  * table changed since). A GPT is read when the MBR is protective (type 0xee), as
- * the kernel's efi parser does; logical MBR partitions (5 on) have their
- * PARTUUID from the disk signature and number alone, which is all the kernel's
- * is. 1 with *ret set, 0 if there is no such entry, or -errno of a read.
+ * the kernel's efi parser does, and only when its header's CRC holds; logical
+ * MBR partitions (5 on) have their PARTUUID from the disk signature and number
+ * alone, which is all the kernel's is, when they start inside an extended
+ * partition. 1 with *ret set, 0 if there is no such entry, or -errno of a read.
  */
 int parttable_lookup(parttable_read_fn read, void *userdata, const struct parttable_kernel *k,
         struct parttable_entry *ret);
+
+/* The CRC-32 of GPT (and zlib): reflected, polynomial 0x04c11db7. */
+uint32_t parttable_crc32(const void *data, size_t size);

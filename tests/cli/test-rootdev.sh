@@ -29,6 +29,26 @@ for root in "$disk" "LABEL=$label" "UUID=$uuid" "$devno"; do
         assert_eq "$(jqo '[.source, .estimate] | @tsv')" "$(printf 'superblock:last_write\t1800000000')" "root=$root: decision"
 done
 
+# Two disks with the same UUID and label (a card copied to a USB stick): the search of the kernel's
+# block devices names neither and leaves the choice to libblkid, as udev's links would have made
+# it (hidden here, in this test's own mount namespace, should udev run). Without libblkid: none.
+cp "$img" "$TMP/copy.img"
+attach "$TMP/copy.img"
+copy=$DEV
+[ ! -d /dev/disk ] || mount -t tmpfs tmpfs /dev/disk
+for root in "UUID=$uuid" "LABEL=$label"; do
+        cmdline "root=$root"
+        cf status -v --json --cmdline "$TMP/cmdline" --not-before 2026-01-01 --now 2000-01-01
+        assert_eq "$RC" 0 "root=$root on two disks: exit"
+        assert_match "$ERR" "${root%%=*}=${root#*=}: on /dev/loop[0-9]+ and /dev/loop[0-9]+ at least: left to libblkid" \
+                "root=$root on two disks: the search"
+        assert_match "$(jqo '.devices[0].device')" "^($disk|$copy)$" "root=$root on two disks: libblkid's choice"
+        CLOCKFIX=$CLOCKFIX_NOBLKID cf status --json --cmdline "$TMP/cmdline" --not-before 2026-01-01 --now 2000-01-01
+        assert_eq "$RC" 3 "root=$root on two disks, no libblkid: exit"
+done
+! mountpoint -q /dev/disk || umount /dev/disk
+losetup -d "$copy"
+
 # PARTUUID and PARTLABEL live in a partition table.
 timg=$TMP/table.img
 truncate -s 24M "$timg"

@@ -38,7 +38,10 @@ static void put64(uint8_t *p, uint64_t v)
         put32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* An MBR with signature 0x6c586e13 and partition 2 (type 0x83) at sectors 2048 + 4096. */
+/*
+ * An MBR with signature 0x6c586e13, partition 2 (type 0x83) at sectors 2048 + 4096, and partition 3
+ * extended (type 0x05) at 8192 + 200000.
+ */
 static void make_mbr(struct disk *d)
 {
         memset(d, 0, sizeof(*d));
@@ -46,8 +49,20 @@ static void make_mbr(struct disk *d)
         d->b[446 + 16 + 4] = 0x83;
         put32(d->b + 446 + 16 + 8, 2048);
         put32(d->b + 446 + 16 + 12, 4096);
+        d->b[446 + 32 + 4] = 0x05;
+        put32(d->b + 446 + 32 + 8, 8192);
+        put32(d->b + 446 + 32 + 12, 200000);
         d->b[510] = 0x55;
         d->b[511] = 0xaa;
+}
+
+/* The GPT header at sector_size given its CRC, after a change. */
+static void seal(struct disk *d, unsigned sector_size)
+{
+        uint8_t *h = d->b + sector_size;
+
+        put32(h + 16, 0);
+        put32(h + 16, parttable_crc32(h, 92));
 }
 
 /* A GPT of sector_size, its entries at LBA 2: partition 1 at LBA 34 to 99, named name (UTF-16LE units). */
@@ -62,6 +77,7 @@ static void make_gpt(struct disk *d, unsigned sector_size, const uint16_t *name,
         d->b[510] = 0x55;
         d->b[511] = 0xaa;
         memcpy(h, "EFI PART", 8);
+        put32(h + 12, 92);
         put64(h + 72, 2);
         put32(h + 80, 128);
         put32(h + 84, 128);
@@ -73,6 +89,7 @@ static void make_gpt(struct disk *d, unsigned sector_size, const uint16_t *name,
                 e[56 + 2 * i] = (uint8_t)name[i];
                 e[57 + 2 * i] = (uint8_t)(name[i] >> 8);
         }
+        seal(d, sector_size);
 }
 
 static int lookup(struct disk *d, unsigned partno, uint64_t start, uint64_t size, unsigned sector_size,
@@ -100,12 +117,15 @@ static void test_mbr(void)
         /* 4 KiB sectors: the entry counts those, sysfs 512-byte ones. */
         check_int(lookup(&d, 2, 2048 * 8, 4096 * 8, 4096, &e), 1);
         check_int(lookup(&d, 2, 2048, 4096, 4096, &e), 0);
-        /* A logical partition: the signature and the number, as the kernel names it. */
+        /* A logical partition: the signature and the number, as the kernel names it; only inside the
+         * extended one (else the kernel numbered it from something else than this MBR). */
         check_int(lookup(&d, 5, 123456, 789, 512, &e), 1);
         check_str(e.uuid, "6c586e13-05");
-        check_int(lookup(&d, 17, 1, 1, 512, &e), 1);
+        check_int(lookup(&d, 17, 8193, 1, 512, &e), 1);
         check_str(e.uuid, "6c586e13-11");
-        check_int(lookup(&d, 256, 1, 1, 512, &e), 0);
+        check_int(lookup(&d, 17, 1, 1, 512, &e), 0);
+        check_int(lookup(&d, 17, 8192 + 200000, 1, 512, &e), 0);
+        check_int(lookup(&d, 256, 8193, 1, 512, &e), 0);
         check_int(lookup(&d, 0, 2048, 4096, 512, &e), 0);
         /* Not a table, or no sector size the kernel has. */
         check_int(lookup(&d, 2, 2048, 4096, 1000, &e), 0);
@@ -155,20 +175,35 @@ static void test_gpt(void)
          * first. */
         make_gpt(&d, 512, rootfs, 6);
         put32(d.b + 512 + 84, 64);
+        seal(&d, 512);
         check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
         put32(d.b + 512 + 84, 1u << 20);
+        seal(&d, 512);
         check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
         put32(d.b + 512 + 84, 128);
+        seal(&d, 512);
         put64(d.b + 512 + 72, UINT64_MAX / 256);
+        seal(&d, 512);
         check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
         put64(d.b + 512 + 72, 1000);
+        seal(&d, 512);
         check_int(lookup(&d, 1, 34, 66, 512, &e), -EIO);
         put64(d.b + 512 + 72, 2);
+        seal(&d, 512);
         put64(d.b + 1024 + 40, 33);
         check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
         put64(d.b + 1024 + 32, UINT64_MAX);
         put64(d.b + 1024 + 40, UINT64_MAX);
         check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
+        /* A header whose CRC does not hold (the kernel takes the backup then), or whose size is not one. */
+        make_gpt(&d, 512, rootfs, 6);
+        d.b[512 + 20] ^= 1;
+        check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
+        make_gpt(&d, 512, rootfs, 6);
+        put32(d.b + 512 + 12, 600);
+        check_int(lookup(&d, 1, 34, 66, 512, &e), 0);
+        /* The CRC itself: the check value of CRC-32. */
+        check_int(parttable_crc32("123456789", 9), 0xcbf43926u);
         /* A protective MBR without a GPT header: nothing (the MBR's entry is not a partition of it). */
         make_gpt(&d, 512, rootfs, 6);
         memset(d.b + 512, 0, 8);
