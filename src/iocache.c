@@ -37,7 +37,12 @@ struct iocache {
         unsigned budget; /* the blocks reads may still ask for while one is set (iocache_budget()) */
         unsigned asked;  /* the blocks asked for since, the cache's answers included */
         bool budget_set;
-        bool budget_spent; /* a read was refused for it */
+        bool budget_spent;             /* a read was refused for it */
+        unsigned long long desc_first; /* the group descriptors' blocks, when contiguous */
+        unsigned long long desc_count; /* (iocache_descriptors()), else 0 */
+        unsigned long long *descs;     /* else each of them, sorted */
+        size_t n_descs;
+        bool desc_failed; /* one of them could not be read, and was given as zeros */
 };
 
 static void drop_blocks(struct iocache *c)
@@ -58,6 +63,7 @@ static errcode_t cache_close(io_channel channel)
                 return 0;
         e = io_channel_close(c->device);
         drop_blocks(c);
+        ext2fs_free_mem(&c->descs);
         ext2fs_free_mem(&c);
         ext2fs_free_mem(&channel->name);
         ext2fs_free_mem(&channel);
@@ -114,7 +120,46 @@ static void keep_block(io_channel channel, unsigned long long block, const void 
         slot->used = ++c->counter;
 }
 
+static bool is_descriptor(const struct iocache *c, unsigned long long block)
+{
+        size_t lo = 0, hi = c->n_descs;
+
+        if (c->desc_count > 0)
+                return block >= c->desc_first && block - c->desc_first < c->desc_count;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (c->descs[mid] == block)
+                        return true;
+                if (c->descs[mid] < block)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return false;
+}
+
+static errcode_t read_blocks(io_channel channel, unsigned long long block, int count, void *data);
+
+/*
+ * libext2fs reads a group descriptor when it first needs it, and uses its buffer whether the read
+ * failed or not (a crash: ext2fs_group_desc() returns NULL). A descriptor block that cannot be
+ * read (the device cut short, an I/O error, the budget spent) is given as zeros instead, which
+ * libext2fs refuses cleanly (EXT2_ET_MISSING_INODE_TABLE), and said: iocache_descriptor_failed().
+ */
 static errcode_t cache_read_blk64(io_channel channel, unsigned long long block, int count, void *data)
+{
+        struct iocache *c = channel->private_data;
+        errcode_t e = read_blocks(channel, block, count, data);
+
+        if (e != 0 && count == 1 && is_descriptor(c, block)) {
+                memset(data, 0, (size_t)channel->block_size);
+                c->desc_failed = true;
+                return 0;
+        }
+        return e;
+}
+
+static errcode_t read_blocks(io_channel channel, unsigned long long block, int count, void *data)
 {
         struct iocache *c = channel->private_data;
         size_t size = (size_t)channel->block_size;
@@ -275,6 +320,35 @@ void iocache_budget(struct struct_io_channel *channel, unsigned blocks)
         c->asked = 0;
         c->budget_set = blocks > 0;
         c->budget_spent = false;
+}
+
+void iocache_descriptors(struct struct_io_channel *channel, const unsigned long long *blocks, size_t n)
+{
+        struct iocache *c = iocache_of(channel);
+
+        if (!c)
+                return;
+        ext2fs_free_mem(&c->descs);
+        c->n_descs = 0;
+        c->desc_count = 0;
+        /* Without meta_bg they follow the superblock, one run: no list to search. */
+        if (n > 0 && blocks[n - 1] - blocks[0] == n - 1) {
+                c->desc_first = blocks[0];
+                c->desc_count = n;
+        } else if (n > 0 && ext2fs_get_array(n, sizeof(*blocks), &c->descs) == 0) {
+                memcpy(c->descs, blocks, n * sizeof(*blocks));
+                c->n_descs = n;
+        }
+}
+
+bool iocache_descriptor_failed(struct struct_io_channel *channel)
+{
+        struct iocache *c = iocache_of(channel);
+        bool failed = c && c->desc_failed;
+
+        if (c)
+                c->desc_failed = false;
+        return failed;
 }
 
 unsigned iocache_budget_asked(struct struct_io_channel *channel, bool *ret_spent)

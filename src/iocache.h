@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* libext2fs' io_manager and io_channel, without including its headers here. */
 struct struct_io_manager;
@@ -32,6 +33,17 @@ extern struct struct_io_manager *const iocache_io_manager;
  * walked, with no device read to slow it.
  */
 void iocache_budget(struct struct_io_channel *channel, unsigned blocks);
+
+/*
+ * The blocks of the group descriptors of the filesystem on channel (n, sorted, copied): one of
+ * them that cannot be read is given as zeros, which libext2fs then refuses cleanly, where it
+ * would use a failed read's buffer as a descriptor (it reads each on demand after an open with
+ * EXT2_FLAG_SUPER_ONLY, and does not look at the error). Said by iocache_descriptor_failed().
+ */
+void iocache_descriptors(struct struct_io_channel *channel, const unsigned long long *blocks, size_t n);
+
+/* Whether a group descriptor block could not be read since the last call. */
+bool iocache_descriptor_failed(struct struct_io_channel *channel);
 
 /* The blocks asked for since the budget was set, and whether a read was refused for it. */
 unsigned iocache_budget_asked(struct struct_io_channel *channel, bool *ret_spent);

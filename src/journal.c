@@ -9,6 +9,7 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "iocache.h"
 #include "journal.h"
 #include "log.h"
 #include "rootdev.h"
@@ -206,7 +207,9 @@ static int read_inode_journal(
 
         if (j.ino == 0 || j.ino > fs->super->s_inodes_count)
                 return failed(r, -EUCLEAN, "the superblock names no valid journal inode");
-        if (ext2fs_read_inode(fs, j.ino, &j.inode) != 0)
+        (void)iocache_descriptor_failed(fs->io);
+        if (superblock_inodes_readable(fs) < 0 || ext2fs_read_inode(fs, j.ino, &j.inode) != 0 ||
+                iocache_descriptor_failed(fs->io))
                 return failed(r, -EIO, "cannot read the journal inode");
         if (!LINUX_S_ISREG(j.inode.i_mode) || EXT2_I_SIZE(&j.inode) == 0)
                 return failed(r, -EUCLEAN, "the journal inode is not a journal");

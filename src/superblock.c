@@ -219,6 +219,32 @@ static void superblock_fill(ext2_filsys fs, struct superblock *ret)
         ret->label[sizeof(ret->label) - 1] = '\0';
 }
 
+/*
+ * Tells the cache where the group descriptors are (iocache_descriptors()): libext2fs reads one on
+ * demand once an inode is read. Up to SUPERBLOCK_DESC_MAX blocks; beyond, the filesystem's inodes
+ * are not read (superblock_inodes_readable()). 0 or -ENOMEM.
+ */
+static int protect_descriptors(ext2_filsys fs)
+{
+        unsigned long long *blocks = NULL;
+        unsigned long n = fs->desc_blocks;
+
+        if (n == 0 || n > SUPERBLOCK_DESC_MAX)
+                return 0;
+        if (ext2fs_get_array(n, sizeof(*blocks), &blocks) != 0)
+                return -ENOMEM;
+        for (unsigned long i = 0; i < n; i++)
+                blocks[i] = ext2fs_descriptor_block_loc2(fs, fs->super->s_first_data_block, i);
+        iocache_descriptors(fs->io, blocks, n);
+        ext2fs_free_mem(&blocks);
+        return 0;
+}
+
+int superblock_inodes_readable(struct struct_ext2_filsys *fs)
+{
+        return fs->desc_blocks > 0 && fs->desc_blocks <= SUPERBLOCK_DESC_MAX ? 0 : -EUCLEAN;
+}
+
 int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
         struct struct_ext2_filsys **ret_fs)
 {
@@ -248,6 +274,11 @@ int superblock_open(const char *path, struct superblock *ret, const char **ret_r
                 return -EREMOTE;
         }
         superblock_fill(fs, &result);
+        r = protect_descriptors(fs);
+        if (r < 0) {
+                ext2fs_close_free(&fs);
+                return r;
+        }
 
         *ret = result;
         if (ret_fs)
@@ -339,12 +370,21 @@ int superblock_read_file(
         struct file_read result = { 0 };
         int r;
 
+        if (superblock_inodes_readable(fs) < 0) {
+                *ret = (struct file_read){ .reason = "the superblock gives no plausible group descriptors" };
+                return -EUCLEAN;
+        }
         /* Every read of the lookup and of the file within the budget, whatever the disk holds. */
+        (void)iocache_descriptor_failed(fs->io);
         iocache_budget(fs->io, SUPERBLOCK_FILE_BUDGET);
         r = read_file(fs, path, buf, size, &result);
         result.blocks = iocache_budget_asked(fs->io, &result.budget_spent);
         iocache_budget(fs->io, 0);
-        if (result.budget_spent) {
+        if (iocache_descriptor_failed(fs->io)) {
+                /* Whatever the lookup found, it went through a descriptor of zeros. */
+                r = -EIO;
+                result.reason = "cannot read the group descriptors (a device cut short?)";
+        } else if (result.budget_spent) {
                 r = -ECANCELED;
                 result.reason = "its lookup stopped at its budget of " BUDGET_TEXT
                                 " blocks (a corrupt directory or block map? run e2fsck)";

@@ -83,6 +83,15 @@ uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs);
 int errcode_to_errno(long e);
 
 /*
+ * The most group descriptor blocks of a filesystem whose inodes are read: 64 Ki blocks of 4 KiB
+ * describe 2^22 groups (512 TiB). Beyond, the superblock is nonsense.
+ */
+#define SUPERBLOCK_DESC_MAX (64ul * 1024)
+
+/* Whether the inodes of fs may be read: 0, or -EUCLEAN when its geometry is no filesystem's. */
+int superblock_inodes_readable(struct struct_ext2_filsys *fs);
+
+/*
  * The blocks one file's lookup and read may go through, those the cache
  * answers included. A directory or block map that points back at itself
  * would otherwise be walked about 10^9 times (a triple indirect block of

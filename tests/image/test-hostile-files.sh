@@ -6,7 +6,8 @@
 # extent tree points back at itself, as a corruption can, and which libext2fs would walk some
 # 10^9 times; and a directory that is a symbolic link to itself. Each lookup stops at its budget
 # (superblock_read_file()), says so for that file, and the rest is used: each run ends, exits 0,
-# leaves the image as it was (cf), and the clock is set from the times that could be read.
+# leaves the image as it was (cf), and the clock is set from the times that could be read. Also a
+# device cut short before its group descriptors.
 . "$SRCDIR/tests/lib.sh"
 : "${FS_LOOPS:?run through meson test}"
 
@@ -155,4 +156,15 @@ assert_eq "$(file "$img" /var/lib/systemd/timesync/clock | jq -c '[.found, .budg
 assert_match "$(file "$img" /var/lib/systemd/timesync/clock | jq -r .error)" "[Ll]evels of symbolic links|link" \
         "a link to itself: why"
 assert_eq "$(jqo .estimate)" "$FHC" "a link to itself: the rest is read"
+# 7. A device cut short after its superblock (ext2: no journal, so the stamp files are read): the
+# group descriptors, which say where the inodes are, cannot be read. libext2fs, asked for an inode,
+# used the failed read as a descriptor (a crash); now each file says why, and the superblock's
+# times are used.
+mkimg "$img" "$T0" 16M -t ext2 -b 1024
+truncate -s 2048 "$img"
+run "cut after the superblock" "$img"
+assert_eq "$(jqo '[.devices[0].truncated, .source, .estimate] | @tsv')" "$(printf 'true\tsuperblock:last_write\t%s' "$T0")" \
+        "cut after the superblock: the superblock's times"
+assert_eq "$(jqo '[.devices[0].files[].error] | unique | join(",")')" "cannot read the group descriptors (a device cut short?)" \
+        "cut after the superblock: why no file is read"
 echo "ok"
