@@ -171,7 +171,7 @@ static errcode_t read_blocks(io_channel channel, unsigned long long block, int c
          */
         if (c->budget_set) {
                 unsigned n = count < 0 ? 1u : (unsigned)count;
-                if (n > c->budget - c->asked) {
+                if (c->budget_spent || n > c->budget - c->asked) {
                         c->budget_spent = true;
                         return EXT2_ET_CANCEL_REQUESTED;
                 }
