@@ -403,7 +403,9 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
 {
         _cleanup_free_ char *partitions = NULL;
         usec_t last_scan = 0;
-        bool waited = false;
+        /* Timed out, not just not there, when there was a wait: even if the first search outlasted it
+         * (every block device probed, under emulation or on a slow card), and nothing slept. */
+        bool waited = now_monotonic() < deadline;
         int r;
 
         if (kind == SPEC_NETWORK || kind == SPEC_UNSUPPORTED)
@@ -437,6 +439,5 @@ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char
                         return r;
                 if (!wait_a_moment(deadline))
                         return waited ? -ETIMEDOUT : -ENOENT;
-                waited = true;
         }
 }
