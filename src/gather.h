@@ -17,8 +17,9 @@ struct gather_config {
         size_t n_devices;
         /* The kernel command line, read by the caller, for root=; NULL: root= is not looked for. */
         const struct kernel_cmdline *cmdline;
-        const char *mountinfo_path;  /* normally /proc/self/mountinfo */
-        const char *fstab_path;      /* normally /etc/fstab: the entry for /, when root= and mountinfo give none */
+        const char *mountinfo_path; /* normally /proc/self/mountinfo */
+        const char
+                *fstab_path; /* normally /etc/fstab: the entry for /, when root= and mountinfo give none */
         /*
          * The table of the filesystems mounted at boot, besides the root, on the running system
          * (--fstab: a copy baked into the initramfs when it was built); NULL: the root's own
