@@ -2,6 +2,7 @@
 /* evidence: what gather found on the devices, as data, and the questions asked of it */
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "evidence.h"
 
@@ -9,9 +10,11 @@ const char *origin_to_text(enum origin o)
 {
         static const char *const table[_ORIGIN_MAX] = {
                 [ORIGIN_OPTION] = "--device",
+                [ORIGIN_ROOT] = "--root",
                 [ORIGIN_CMDLINE] = "root= on the kernel command line",
                 [ORIGIN_MOUNTINFO] = "the filesystem mounted at /",
                 [ORIGIN_FSTAB] = "the / entry of fstab",
+                [ORIGIN_MOUNT] = "an entry of fstab",
         };
         return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
 }
@@ -20,9 +23,11 @@ const char *origin_to_string(enum origin o)
 {
         static const char *const table[_ORIGIN_MAX] = {
                 [ORIGIN_OPTION] = "option",
+                [ORIGIN_ROOT] = "root",
                 [ORIGIN_CMDLINE] = "cmdline",
                 [ORIGIN_MOUNTINFO] = "mountinfo",
                 [ORIGIN_FSTAB] = "fstab",
+                [ORIGIN_MOUNT] = "mount",
         };
         return (unsigned)o < _ORIGIN_MAX ? table[o] : "?";
 }
@@ -47,10 +52,12 @@ void evidence_free(struct evidence *ev)
                 free(ev->devices[i].spec);
                 free(ev->devices[i].path);
                 free(ev->devices[i].fstype);
+                free(ev->devices[i].mount_dir);
                 journal_report_done(&ev->devices[i].journal);
                 record_done(&ev->devices[i].record);
         }
         free(ev->devices);
+        free(ev->mounts_from);
         free(ev->candidates);
         *ev = (struct evidence){ 0 };
 }
@@ -62,4 +69,25 @@ size_t evidence_devices_read(const struct evidence *ev)
         for (size_t i = 0; i < ev->n_devices; i++)
                 n += ev->devices[i].have_sb;
         return n;
+}
+
+bool evidence_read_only(const struct evidence *ev)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < ev->n_devices; i++)
+                if (ev->devices[i].have_sb) {
+                        if (!ev->devices[i].read_only)
+                                return false;
+                        n++;
+                }
+        return n > 0;
+}
+
+bool evidence_has_uuid(const struct evidence *ev, const char *uuid)
+{
+        for (size_t i = 0; i < ev->n_devices; i++)
+                if (ev->devices[i].have_sb && strcmp(ev->devices[i].sb.uuid, uuid) == 0)
+                        return true;
+        return false;
 }

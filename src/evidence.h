@@ -15,9 +15,11 @@
 /* Where a device came from, in the order they are tried. */
 enum origin {
         ORIGIN_OPTION,    /* --device */
+        ORIGIN_ROOT,      /* --root: the root device as the initramfs found it */
         ORIGIN_CMDLINE,   /* root= on the kernel command line */
         ORIGIN_MOUNTINFO, /* the filesystem mounted at / */
         ORIGIN_FSTAB,     /* the entry for / in fstab */
+        ORIGIN_MOUNT,     /* an entry of the root's fstab: another filesystem mounted at boot */
         _ORIGIN_MAX,
 };
 
@@ -29,6 +31,19 @@ struct device_report {
         int error;          /* 0, or a negative errno (see superblock_read(), rootdev_resolve()) */
         const char *reason; /* libext2fs' text for error, or NULL */
         char *fstype;       /* what it holds instead, when not ext2/3/4 ("vfat", "nfs", ...) */
+        /*
+         * Where it is mounted at boot: "/" for the root the search found, the fstab entry's
+         * directory for ORIGIN_MOUNT ("/var"); NULL for --device, each device then standing for a
+         * root of its own. A file's path is looked up on the device with the longest mount_dir
+         * that holds it.
+         */
+        char *mount_dir;
+        /*
+         * Never written at boot, as far as can be told: mounted read-only now (its superblock's
+         * flag) or not mounted yet, and configured so (fstab's "ro"; for the root, an overlay root
+         * on the kernel command line, or "ro" there with no fstab entry for /).
+         */
+        bool read_only;
         /*
          * What explains an error (see device_problem()): whether it was tried with effective user ID
          * 0; for one not found (-ENOENT, -ETIMEDOUT), why libblkid could not search for it
@@ -54,6 +69,8 @@ struct device_report {
 struct evidence {
         struct device_report *devices;
         size_t n_devices;
+        char *mounts_from; /* where the table of the other filesystems was read ("/etc/fstab on /dev/vda"),
+                              or NULL */
         struct candidate *candidates; /* point into devices[].path: keep devices while in use */
         size_t n_candidates;
 };
@@ -68,6 +85,12 @@ const struct jbd2_commit *journal_candidate(const struct device_report *d);
 
 /* Number of devices that could be read. */
 size_t evidence_devices_read(const struct evidence *ev);
+
+/* Whether some device was read, and every one read is never written at boot (read_only). */
+bool evidence_read_only(const struct evidence *ev);
+
+/* Whether a device that was read has this filesystem UUID. */
+bool evidence_has_uuid(const struct evidence *ev, const char *uuid);
 
 /* "--device", "root= on the kernel command line", ... */
 const char *origin_to_text(enum origin o);

@@ -13,18 +13,27 @@
 #include "cleanup.h"
 #include "cmdline.h"
 #include "gather-debug.h"
+#include "gather-internal.h"
 #include "gather.h"
 #include "log.h"
 #include "rootdev.h"
 #include "stat-util.h"
+#include "superblock.h"
 
-static struct device_report *add_device(struct evidence *ev, enum origin origin, const char *spec)
+static struct device_report *add_device(struct gather_state *g, enum origin origin, const char *spec)
 {
+        struct evidence *ev = g->ev;
         struct device_report *n = realloc(ev->devices, (ev->n_devices + 1) * sizeof(*n));
+        struct open_fs *o;
 
         if (!n)
                 return NULL;
         ev->devices = n;
+        o = realloc(g->open, (ev->n_devices + 1) * sizeof(*o));
+        if (!o)
+                return NULL;
+        g->open = o;
+        g->open[ev->n_devices] = (struct open_fs){ 0 };
         n = ev->devices + ev->n_devices;
         *n = (struct device_report){ .origin = origin, .spec = strdup(spec), .as_root = geteuid() == 0 };
         if (!n->spec)
@@ -68,10 +77,9 @@ static void record_error(struct device_report *d, int error)
                 d->no_blkid = blk_unavailable();
 }
 
-/* Records a root that is not on a local block device (nfs, tmpfs, overlay, rootfs) and moves on. */
-static int add_skipped(struct evidence *ev, enum origin origin, const char *spec, const char *fstype)
+int add_skipped(struct gather_state *g, enum origin origin, const char *spec, const char *fstype)
 {
-        struct device_report *d = add_device(ev, origin, spec);
+        struct device_report *d = add_device(g, origin, spec);
 
         log_debug("%s (%s): %s, not a local block device: skipped", spec, origin_to_text(origin),
                 fstype ? fstype : "no device");
@@ -87,45 +95,22 @@ static int add_skipped(struct evidence *ev, enum origin origin, const char *spec
 }
 
 /*
- * The device number of the filesystem mounted at / when path is its block device (its page cache
- * is newer than the disk), else 0 (no block device has number 0).
+ * The device number of the block device at path when it is the filesystem mounted at dir on the
+ * running system (its page cache is newer than the disk), else 0 (no block device has number 0).
  */
-static dev_t mounted_root(const char *path)
+static dev_t mounted_at(const char *path, const char *dir)
 {
-        struct file_stat dev, root;
+        struct file_stat dev, at;
 
-        if (file_stat(path, &dev) == 0 && S_ISBLK(dev.mode) && file_stat("/", &root) == 0 &&
-                dev.rdev == root.dev)
-                return root.dev;
+        if (file_stat(path, &dev) == 0 && S_ISBLK(dev.mode) && file_stat(dir, &at) == 0 &&
+                dev.rdev == at.dev)
+                return at.dev;
         return 0;
 }
 
-/*
- * The record of times in the future at the last sync: on the device's filesystem (live when it
- * is the mounted /), or on the running system. 0 or -ENOMEM.
- */
-static int read_record(const struct gather_config *config, struct device_report *d,
-        struct struct_ext2_filsys *fs, dev_t live)
-{
-        int r;
-
-        if (!config->record_path)
-                return 0;
-        if (config->record_on_root && !live)
-                r = record_read_fs(fs, config->record_path, &d->record);
-        else
-                /* On the root filesystem, read live: only there (not on a /var of its own). */
-                r = record_read_file(config->record_path, config->record_on_root ? live : 0, &d->record);
-        if (r < 0)
-                return r;
-        d->have_record = true;
-        if (log_debug_enabled())
-                gather_debug_record(d);
-        return 0;
-}
-
-/* The journal's newest plausible commit time, which the record is measured against; or 0. */
-static usec_t journal_reference(const struct gather_config *config, const struct device_report *d)
+/* The journal's newest plausible commit time, which the record (NULL: none) is measured against; or 0. */
+static usec_t journal_reference(
+        const struct gather_config *config, const struct device_report *d, const struct record *rec)
 {
         const struct jbd2_commit *c = journal_candidate(d);
 
@@ -135,7 +120,7 @@ static usec_t journal_reference(const struct gather_config *config, const struct
                                 VERDICT_PLAUSIBLE))
                 return 0;
         /* A commit the record lists is no reference: then every recorded time is passed over. */
-        if (d->have_record && record_has(&d->record, d->sb.uuid, JOURNAL_SOURCE, c->time))
+        if (rec && record_has(rec, d->sb.uuid, JOURNAL_SOURCE, c->time))
                 return 0;
         return c->time;
 }
@@ -150,14 +135,14 @@ static bool record_could_apply(const struct gather_config *config, usec_t t, use
 }
 
 /*
- * Whether to look the record up: never on the root filesystem with --no-stamps (no file is looked
- * up there); always when asked to; else only when a time of the superblock or the stamp files is
- * plausible and later than the journal's newest plausible commit by more than RECORD_SLACK (or
- * there is none), as only such a time may be passed over.
+ * Whether d's times need the record: never on the root filesystem with --no-stamps (no file is
+ * looked up there); always when asked to; else only when a time of the superblock or the stamp
+ * files is plausible and later than the journal's newest plausible commit by more than
+ * RECORD_SLACK (or there is none), as only such a time may be passed over.
  */
 static bool record_wanted(const struct gather_config *config, const struct device_report *d)
 {
-        usec_t commit = journal_reference(config, d), u;
+        usec_t commit = journal_reference(config, d, NULL), u;
 
         if (!config->record_path || (config->no_stamps && config->record_on_root))
                 return false;
@@ -178,16 +163,105 @@ static bool record_wanted(const struct gather_config *config, const struct devic
 }
 
 /*
- * The stamp files, unless the journal says none can be newer than its newest commit (see
- * stamps_needed()): the lookups take some 20 reads of the device on a real root. 0 or -ENOMEM.
+ * Where the record for device i is read, and the path there: on the filesystem that holds it
+ * (each device of --device on its own), or, with --state-dir, on the running system (then the
+ * first device of the root and its mounts stands for it). SIZE_MAX when none can be.
  */
-static int read_stamps(const struct gather_config *config, struct device_report *d,
-        struct struct_ext2_filsys *fs, dev_t live)
+static size_t record_holder(const struct gather_state *g, size_t i, const char **ret_inner)
 {
+        const struct evidence *ev = g->ev;
+
+        *ret_inner = g->config->record_path;
+        if (!g->config->record_path)
+                return SIZE_MAX;
+        if (g->config->record_on_root)
+                return path_holder(ev, i, g->config->record_path, ret_inner);
+        if (!ev->devices[i].mount_dir)
+                return i;
+        for (size_t j = 0; j < ev->n_devices; j++)
+                if (ev->devices[j].mount_dir && ev->devices[j].have_sb)
+                        return j;
+        return SIZE_MAX;
+}
+
+/*
+ * Reads the record on device h, at inner there: through libext2fs, or live when it is mounted
+ * (only a file on it), or on the running system with --state-dir. 0 or -ENOMEM.
+ */
+static int read_record(struct gather_state *g, size_t h, const char *inner)
+{
+        const struct gather_config *config = g->config;
+        struct device_report *d = g->ev->devices + h;
+        dev_t live = g->open[h].live;
+        int r;
+
+        if (!config->record_on_root)
+                r = record_read_file(config->record_path, 0, &d->record);
+        else if (live)
+                r = record_read_file(config->record_path, live, &d->record);
+        else if (d->sb.unknown_features) {
+                log_debug(
+                        "%s: unknown incompatible features: %s not looked up", d->path, config->record_path);
+                return 0;
+        } else
+                r = record_read_fs(g->open[h].fs, inner, &d->record);
+        if (r < 0)
+                return r;
+        d->record.path = config->record_path;
+        d->have_record = true;
+        if (log_debug_enabled())
+                gather_debug_record(d);
+        return 0;
+}
+
+/* The record, read once for all the devices that share it, when one of them needs it. 0 or -ENOMEM. */
+static int gather_record(struct gather_state *g)
+{
+        const struct evidence *ev = g->ev;
+
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const char *inner;
+                size_t h = record_holder(g, i, &inner);
+
+                if (!ev->devices[i].have_sb || h == SIZE_MAX || ev->devices[h].have_record ||
+                        !record_wanted(g->config, ev->devices + i))
+                        continue;
+                int r = read_record(g, h, inner);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The record that applies to the times of device i, or NULL when it was not read. */
+static const struct record *record_of(const struct gather_state *g, size_t i)
+{
+        const char *inner;
+        size_t h = record_holder(g, i, &inner);
+
+        return h != SIZE_MAX && g->ev->devices[h].have_record ? &g->ev->devices[h].record : NULL;
+}
+
+/*
+ * The stamp files that device i holds, unless the journal says none can be newer than its newest
+ * commit (see stamps_needed()): the lookups take some 20 reads of the device on a real root. Each
+ * is looked up on the filesystem that holds its path. 0 or -ENOMEM.
+ */
+static int read_stamps(struct gather_state *g, size_t i)
+{
+        const struct gather_config *config = g->config;
+        struct device_report *d = g->ev->devices + i;
+        dev_t live = g->open[i].live;
+        const char *paths[_STAMP_MAX];
         int r;
 
         if (config->no_stamps) {
                 d->stamps_why = STAMPS_NOT_ASKED;
+                return 0;
+        }
+        /* Features newer than this libext2fs may change how inodes and directories are laid out. */
+        if (d->sb.unknown_features) {
+                d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 return 0;
         }
         d->stamps_why = stamps_needed(d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0);
@@ -196,7 +270,14 @@ static int read_stamps(const struct gather_config *config, struct device_report 
                 return 0;
         }
         log_debug("%s: stamp files read: %s", d->path, stamps_why_to_text(d->stamps_why));
-        r = stamps_read(fs, live, d->stamps);
+        for (enum stamp s = 0; s < _STAMP_MAX; s++) {
+                const char *inner;
+                /* Live, the running system finds the path through its mounts; on the disk, from its root. */
+                paths[s] = path_holder(g->ev, i, stamp_path(s), &inner) != i ? NULL
+                        : live                                               ? stamp_path(s)
+                                                                             : inner;
+        }
+        r = stamps_read(g->open[i].fs, live, paths, d->stamps);
         if (r < 0)
                 return r;
         d->have_stamps = true;
@@ -205,85 +286,39 @@ static int read_stamps(const struct gather_config *config, struct device_report 
         return 0;
 }
 
-/* What lies beyond the superblock: the journal's newest commit, the stamp files. 0 or -ENOMEM. */
-static int read_filesystem(const struct gather_config *config, struct device_report *d,
+/* The journal's newest commit. 0 or -ENOMEM. */
+static int read_journal(const struct gather_config *config, struct device_report *d,
         struct struct_ext2_filsys *fs, usec_t deadline)
 {
         static const struct window everything = { .floor = 1, .not_after = USEC_INFINITY };
-        dev_t live = mounted_root(d->path);
         int r;
 
-        /* Features newer than this libext2fs may change how inodes and directories are laid out. */
         if (d->sb.unknown_features) {
-                d->stamps_why = STAMPS_UNKNOWN_FEATURES;
                 log_debug("%s: unknown incompatible features: journal and stamp files not read", d->path);
-                return config->record_on_root && !live ? 0
-                        : record_wanted(config, d)     ? read_record(config, d, fs, live)
-                                                       : 0;
+                return 0;
         }
-        if (config->journal_budget > 0) {
-                r = journal_read(fs, config->window ? &config->window->window : &everything,
-                        config->journal_budget, deadline, &d->journal);
-                if (r < 0)
-                        return r;
-                d->have_journal = d->journal.location != JOURNAL_NONE;
-                if (log_debug_enabled())
-                        gather_debug_journal(config->window, d);
-        }
-        r = read_stamps(config, d, fs, live);
-        if (r < 0 || !record_wanted(config, d))
+        if (config->journal_budget == 0)
+                return 0;
+        r = journal_read(fs, config->window ? &config->window->window : &everything, config->journal_budget,
+                deadline, &d->journal);
+        if (r < 0)
                 return r;
-        return read_record(config, d, fs, live);
+        d->have_journal = d->journal.location != JOURNAL_NONE;
+        if (log_debug_enabled())
+                gather_debug_journal(config->window, d);
+        return 0;
 }
 
 /*
- * Resolves and reads a spec as a new device entry. Returns 1 when it was read,
- * 0 when it was recorded as a failure (or was a device already tried), -ENOMEM.
+ * Opens the device of d and reads its superblock and its journal, the filesystem left open for
+ * the rest. 1 when it was read, 0 when the failure was recorded in d, -ENOMEM.
  */
-static int try_spec(const struct gather_config *config, struct evidence *ev, enum origin origin,
-        const char *spec, const char *fstype, usec_t deadline)
+static int read_device(
+        struct gather_state *g, struct device_report *d, const char *mount_dir, usec_t deadline)
 {
+        const struct gather_config *config = g->config;
         struct struct_ext2_filsys *fs = NULL;
-        _cleanup_free_ char *path = NULL;
-        struct device_report *d;
         int r;
-
-        enum spec_kind kind = spec_classify(spec);
-
-        /* --device takes a path, relative or not, or a tag; the other origins follow kernel syntax. */
-        if (origin == ORIGIN_OPTION && kind != SPEC_TAG)
-                kind = SPEC_PATH;
-        if (kind == SPEC_NETWORK)
-                return add_skipped(ev, origin, spec, fstype ? fstype : "a network filesystem");
-
-        r = rootdev_resolve(spec, kind, deadline, &path);
-        if (r == -ENOMEM)
-                return r;
-        if (r == 0 && origin != ORIGIN_OPTION && already_tried(ev, path)) {
-                /* root= and mountinfo naming the same device: it was read (or failed) already. */
-                log_debug("%s (%s): %s, already tried", spec, origin_to_text(origin), path);
-                return 0;
-        }
-
-        d = add_device(ev, origin, spec);
-        if (!d)
-                return -ENOMEM;
-        if (r == -ETIMEDOUT) {
-                char t[SECONDS_MAX];
-
-                /* Not "Connection timed out": what happened is the device's, and the wait's. */
-                d->waited = config->wait;
-                d->wait_origin = config->wait_origin ? config->wait_origin : "--wait";
-                log_debug("%s (%s): did not appear within %s s (%s)", spec, origin_to_text(origin),
-                        format_seconds(t, d->waited), d->wait_origin);
-        } else if (r < 0)
-                log_debug_errno(r, "%s (%s): not found: %m", spec, origin_to_text(origin));
-        if (r < 0) {
-                record_error(d, r);
-                return 0;
-        }
-        d->path = TAKE_PTR(path);
-        log_debug("%s (%s): trying %s", spec, origin_to_text(origin), d->path);
 
         /*
          * With --wait, a device whose node exists may not be ready yet: a card
@@ -296,12 +331,13 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         if (r == -ENOMEM)
                 return r;
         if (r >= 0) {
+                struct open_fs *o = g->open + (d - g->ev->devices);
+
+                o->fs = fs;
+                o->live = mounted_at(d->path, mount_dir ? mount_dir : "/");
                 if (log_debug_enabled())
                         gather_debug_superblock(config->window, d);
-                int k = read_filesystem(config, d, fs, deadline);
-                d->bytes_read = superblock_bytes_read(fs);
-                log_debug("%s: %" PRIu64 " bytes read from it in all", d->path, d->bytes_read);
-                superblock_close(fs);
+                int k = read_journal(config, d, fs, deadline);
                 if (k < 0)
                         return k;
         } else if (r != -ENOMEM)
@@ -320,8 +356,61 @@ static int try_spec(const struct gather_config *config, struct evidence *ev, enu
         return d->have_sb;
 }
 
-static int add_candidate(
-        struct evidence *ev, const struct device_report *d, const char *source, usec_t time, usec_t commit)
+int try_spec(struct gather_state *g, enum origin origin, const char *spec, const char *fstype,
+        const char *mount_dir, usec_t deadline)
+{
+        const struct gather_config *config = g->config;
+        _cleanup_free_ char *path = NULL;
+        struct device_report *d;
+        int r;
+
+        enum spec_kind kind = spec_classify(spec);
+
+        /* --device takes a path, relative or not, or a tag; the other origins follow kernel syntax. */
+        if ((origin == ORIGIN_OPTION || origin == ORIGIN_ROOT) && kind != SPEC_TAG)
+                kind = SPEC_PATH;
+        if (kind == SPEC_NETWORK)
+                return add_skipped(g, origin, spec, fstype ? fstype : "a network filesystem");
+
+        r = rootdev_resolve(spec, kind, deadline, &path);
+        if (r == -ENOMEM)
+                return r;
+        if (r == 0 && origin != ORIGIN_OPTION && already_tried(g->ev, path)) {
+                /* root= and mountinfo naming the same device: it was read (or failed) already. */
+                log_debug("%s (%s): %s, already tried", spec, origin_to_text(origin), path);
+                return 0;
+        }
+
+        d = add_device(g, origin, spec);
+        if (!d)
+                return -ENOMEM;
+        if (mount_dir && !(d->mount_dir = strdup(mount_dir)))
+                return -ENOMEM;
+        if (r == -ETIMEDOUT) {
+                char t[SECONDS_MAX];
+
+                /* Not "Connection timed out": what happened is the device's, and the wait's. */
+                d->waited = config->wait;
+                d->wait_origin = config->wait_origin ? config->wait_origin : "--wait";
+                log_debug("%s (%s): did not appear within %s s (%s)", spec, origin_to_text(origin),
+                        format_seconds(t, d->waited), d->wait_origin);
+        } else if (r < 0)
+                log_debug_errno(r, "%s (%s): not found: %m", spec, origin_to_text(origin));
+        if (r < 0) {
+                record_error(d, r);
+                return 0;
+        }
+        d->path = TAKE_PTR(path);
+        if (origin == ORIGIN_MOUNT)
+                log_debug("%s (%s for %s): trying %s", spec, origin_to_text(origin), mount_dir, d->path);
+        else
+                log_debug("%s (%s): trying %s", spec, origin_to_text(origin), d->path);
+
+        return read_device(g, d, mount_dir, deadline);
+}
+
+static int add_candidate(struct evidence *ev, const struct device_report *d, const struct record *rec,
+        const char *source, usec_t time, usec_t commit)
 {
         struct candidate *n = realloc(ev->candidates, (ev->n_candidates + 1) * sizeof(*n));
 
@@ -333,16 +422,17 @@ static int add_candidate(
                 .uuid = d->sb.uuid,
                 .source = source,
                 .time = time,
-                .future_at_sync = d->have_record && record_applies(time, commit) &&
-                        record_has(&d->record, d->sb.uuid, source, time),
+                .future_at_sync = rec && record_applies(time, commit) &&
+                        record_has(rec, d->sb.uuid, source, time),
         };
         return 0;
 }
 
-static int add_candidates(
-        const struct gather_config *config, struct evidence *ev, const struct device_report *d)
+static int add_candidates(const struct gather_state *g, size_t i)
 {
-        usec_t commit = journal_reference(config, d);
+        const struct device_report *d = g->ev->devices + i;
+        const struct record *rec = record_of(g, i);
+        usec_t commit = journal_reference(g->config, d, rec);
         const struct jbd2_commit *c;
         int r;
 
@@ -354,109 +444,25 @@ static int add_candidates(
                         continue;
                 if (!sec_to_usec(d->sb.time_sec[t], &u))
                         u = USEC_INFINITY; /* cannot happen with 40-bit times; implausible anyway */
-                r = add_candidate(ev, d, sb_time_source(t), u, commit);
+                r = add_candidate(g->ev, d, rec, sb_time_source(t), u, commit);
                 if (r < 0)
                         return r;
         }
 
         c = journal_candidate(d);
         if (c) {
-                r = add_candidate(ev, d, JOURNAL_SOURCE, c->time, commit);
+                r = add_candidate(g->ev, d, rec, JOURNAL_SOURCE, c->time, commit);
                 if (r < 0)
                         return r;
         }
 
         for (enum stamp s = 0; d->have_stamps && s < _STAMP_MAX; s++)
                 if (d->stamps[s].error == 0 && d->stamps[s].time != 0) {
-                        r = add_candidate(ev, d, stamp_source(s), d->stamps[s].time, commit);
+                        r = add_candidate(g->ev, d, rec, stamp_source(s), d->stamps[s].time, commit);
                         if (r < 0)
                                 return r;
                 }
         return 0;
-}
-
-static int root_from_cmdline(const struct gather_config *config, struct evidence *ev, usec_t deadline)
-{
-        const struct kernel_cmdline *cmdline = config->cmdline;
-        char *spec = NULL;
-        int r;
-
-        if (!cmdline->text) {
-                log_debug_errno(cmdline->error, "Cannot read %s: %m, ignoring", cmdline->path);
-                return 0;
-        }
-        r = cmdline_find_root(cmdline->text, &spec);
-        if (r == 0)
-                log_debug("%s: no root=", cmdline->path);
-        if (r <= 0)
-                return r;
-        r = try_spec(config, ev, ORIGIN_CMDLINE, spec, NULL, deadline);
-        free(spec);
-        return r;
-}
-
-static int root_from_mountinfo(const struct gather_config *config, struct evidence *ev, usec_t deadline)
-{
-        _cleanup_free_ char *fstype = NULL, *source = NULL;
-        char name[32];
-        dev_t devno;
-        int r;
-
-        r = mountinfo_find_root(config->mountinfo_path, &devno, &fstype, &source);
-        if (r < 0) {
-                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path);
-                return 0;
-        }
-        if (r == 0) {
-                log_debug("%s: nothing is mounted at /", config->mountinfo_path);
-                return 0;
-        }
-        log_debug("%s: / is %s (%s), device %u:%u", config->mountinfo_path, source, fstype, major(devno),
-                minor(devno));
-
-        /* Major 0: tmpfs, overlay, nfs, the initramfs' rootfs; no block device behind it. */
-        if (major(devno) == 0)
-                return add_skipped(ev, ORIGIN_MOUNTINFO, source, fstype);
-        /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
-        snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
-        return try_spec(config, ev, ORIGIN_MOUNTINFO, name, fstype, deadline);
-}
-
-static int root_from_fstab(const struct gather_config *config, struct evidence *ev, usec_t deadline)
-{
-        _cleanup_free_ char *spec = NULL, *fstype = NULL;
-        int r;
-
-        r = fstab_find_root(config->fstab_path, &spec, &fstype);
-        if (r < 0) {
-                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path);
-                return 0;
-        }
-        if (r == 0) {
-                log_debug("%s: no entry for /", config->fstab_path);
-                return 0;
-        }
-        log_debug("%s: / is %s (%s)", config->fstab_path, spec, fstype);
-
-        /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
-        enum spec_kind kind = spec_classify(spec);
-        if (kind == SPEC_TAG || kind == SPEC_PATH)
-                return try_spec(config, ev, ORIGIN_FSTAB, spec, fstype, deadline);
-        return add_skipped(ev, ORIGIN_FSTAB, spec, fstype);
-}
-
-/* Tries root=, then mountinfo, then fstab, until one device is read. 0 or -ENOMEM. */
-static int gather_root(const struct gather_config *config, struct evidence *ev, usec_t deadline)
-{
-        int r = 0;
-
-        if (config->cmdline)
-                r = root_from_cmdline(config, ev, deadline);
-        if (r == 0 && config->mountinfo_path)
-                r = root_from_mountinfo(config, ev, deadline);
-        if (r == 0 && config->fstab_path)
-                r = root_from_fstab(config, ev, deadline);
-        return r < 0 ? r : 0;
 }
 
 int gather(const struct gather_config *config, struct evidence *ev)
@@ -464,34 +470,50 @@ int gather(const struct gather_config *config, struct evidence *ev)
         usec_t now = now_monotonic();
         /* Saturate: --wait 18446744073709 means "for ever", not a deadline in the past. */
         usec_t deadline = config->wait > USEC_INFINITY - now ? USEC_INFINITY : now + config->wait;
+        struct gather_state g = { .config = config, .ev = ev };
+        uint64_t bytes = 0;
         int r = 0;
 
         *ev = (struct evidence){ 0 };
 
+        /* The superblocks and journals first: the stamp files and the record may be on any of them. */
         if (config->n_devices > 0) {
-                for (size_t i = 0; i < config->n_devices && r >= 0; i++)
-                        r = try_spec(config, ev, ORIGIN_OPTION, config->devices[i], NULL, deadline);
-        } else
-                r = gather_root(config, ev, deadline);
-        if (r < 0)
-                goto fail;
-
-        for (size_t i = 0; i < ev->n_devices; i++)
-                if (ev->devices[i].have_sb) {
-                        r = add_candidates(config, ev, ev->devices + i);
-                        if (r < 0)
-                                goto fail;
+                for (size_t i = 0; i < config->n_devices && r >= 0; i++) {
+                        r = try_spec(&g, ORIGIN_OPTION, config->devices[i], NULL, NULL, deadline);
+                        if (r > 0)
+                                ev->devices[ev->n_devices - 1].read_only = never_written(
+                                        config, ev->devices + ev->n_devices - 1, false);
                 }
-        if (log_debug_enabled()) {
-                uint64_t bytes = 0;
-                for (size_t i = 0; i < ev->n_devices; i++)
-                        bytes += ev->devices[i].bytes_read;
-                log_debug("%zu device(s) tried, %zu read: %" PRIu64 " bytes read in all, %zu time(s) found",
-                        ev->n_devices, evidence_devices_read(ev), bytes, ev->n_candidates);
+        } else {
+                size_t root;
+                r = gather_root(&g, deadline, &root);
+                if (r >= 0 && root != SIZE_MAX)
+                        r = gather_mounts(&g, root, deadline);
         }
-        return 0;
+        for (size_t i = 0; i < ev->n_devices && r >= 0; i++)
+                if (ev->devices[i].have_sb)
+                        r = read_stamps(&g, i);
+        if (r >= 0)
+                r = gather_record(&g);
+        for (size_t i = 0; i < ev->n_devices && r >= 0; i++)
+                if (ev->devices[i].have_sb)
+                        r = add_candidates(&g, i);
 
-fail:
-        evidence_free(ev);
-        return r;
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                if (!g.open[i].fs)
+                        continue;
+                ev->devices[i].bytes_read = superblock_bytes_read(g.open[i].fs);
+                bytes += ev->devices[i].bytes_read;
+                log_debug("%s: %" PRIu64 " bytes read from it in all", ev->devices[i].path,
+                        ev->devices[i].bytes_read);
+                superblock_close(g.open[i].fs);
+        }
+        free(g.open);
+        if (r < 0) {
+                evidence_free(ev);
+                return r;
+        }
+        log_debug("%zu device(s) tried, %zu read: %" PRIu64 " bytes read in all, %zu time(s) found",
+                ev->n_devices, evidence_devices_read(ev), bytes, ev->n_candidates);
+        return 0;
 }

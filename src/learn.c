@@ -52,23 +52,27 @@ static void log_future(const struct learn_config *c, const struct record *old, c
 }
 
 /*
- * Whether the record's directory is on the root filesystem, where the boots read it (a /var of its
- * own is mounted after them); said once when it is not.
+ * Whether the record's directory is on a filesystem the boots read (the root, or a /var of its own
+ * that the root's fstab lists); said once when it is not.
  */
-static void check_on_root(const struct learn_config *c)
+static void check_on_read_fs(const struct learn_config *c, const struct evidence *ev)
 {
         char dir[PATH_MAX];
-        struct file_stat d, root;
+        struct file_stat d, dev, root;
         const char *slash = strrchr(c->record_path, '/');
 
         if (!c->on_root || !slash || (size_t)(slash - c->record_path) >= sizeof(dir))
                 return;
         snprintf(dir, sizeof(dir), "%.*s", (int)(slash - c->record_path), c->record_path);
-        if (file_stat(dir, &d) == 0 && file_stat("/", &root) == 0 && d.dev != root.dev)
-                log_warning(
-                        "%s is not on the root filesystem (a /var of its own?): the boots read the record "
-                        "from the root before it is mounted, and will not see it",
-                        dir);
+        if (file_stat(dir, &d) < 0 || (file_stat("/", &root) == 0 && d.dev == root.dev))
+                return;
+        for (size_t i = 0; i < ev->n_devices; i++)
+                if (ev->devices[i].have_sb && file_stat(ev->devices[i].path, &dev) == 0 &&
+                        S_ISBLK(dev.mode) && dev.rdev == d.dev)
+                        return;
+        log_warning("%s is not on a filesystem the boots read (the root, or an ext2/3/4 filesystem of its "
+                    "/etc/fstab): they will not see the record",
+                dir);
 }
 
 /* Writes the new record, through LEARN_UNIT when this process sees its filesystem read-only. 0 or -errno. */
@@ -125,7 +129,7 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
                         "Would record %zu new time(s) in %s; --dry-run: not written", added, c->record_path);
                 return 0;
         }
-        check_on_root(c);
+        check_on_read_fs(c, &ev);
         r = write_record(c, &next);
         if (r < 0)
                 return r;

@@ -335,8 +335,9 @@ int record_read_file(const char *path, dev_t on_dev, struct record *ret)
                 return 0;
         }
         if (on_dev != 0 && st.dev != on_dev) {
-                /* A /var of its own: the initramfs, which reads the root alone, never sees it there. */
-                read_failed(path, ret, -EXDEV, "on another filesystem than /, where no boot reads it", true);
+                /* Not on the filesystem that holds its path (a link in its directories to another one). */
+                read_failed(path, ret, -EXDEV, "on another filesystem than the one mounted at its directory",
+                        true);
                 return 0;
         }
         /* One byte more than the limit tells a file too large, whatever its size says. */

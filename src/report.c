@@ -226,13 +226,13 @@ static void json_candidate_details(FILE *f, const struct evidence *ev, const str
 }
 
 /*
- * Whether the record's entry e is still among the device's times: 1, 0, or -1 when it is of
- * another filesystem than the device's.
+ * Whether the record's entry e is still among the times read: 1, 0, or -1 when it is of a
+ * filesystem that was not read.
  */
-static int entry_on_disk(
-        const struct evidence *ev, const struct device_report *d, const struct record_entry *e)
+static int entry_on_disk(const struct evidence *ev, const struct record_entry *e)
 {
-        if (strcmp(e->uuid, d->sb.uuid) != 0)
+        /* One record serves the root and the filesystems of its fstab: any of those read counts. */
+        if (!evidence_has_uuid(ev, e->uuid))
                 return -1;
         return candidates_hold(ev->candidates, ev->n_candidates, e->uuid, e->source, e->time);
 }
@@ -257,7 +257,7 @@ static void json_record(FILE *f, const struct status *s, const struct device_rep
         fprintf(f, ",\"bad_lines\":%u,\"entries\":[", rec->bad_lines);
         for (size_t i = 0; i < rec->n; i++) {
                 const struct record_entry *e = rec->entries + i;
-                int on = entry_on_disk(s->evidence, d, e);
+                int on = entry_on_disk(s->evidence, e);
 
                 fputs(i ? ",{\"uuid\":" : "{\"uuid\":", f);
                 json_string(f, e->uuid);
@@ -281,8 +281,9 @@ static void json_device(FILE *f, const struct status *s, const struct device_rep
         json_string(f, device_report_name(dev));
         fputs(",\"spec\":", f);
         json_string(f, dev->spec);
-        fprintf(f, ",\"origin\":\"%s\",\"readable\":%s", origin_to_string(dev->origin),
-                dev->have_sb ? "true" : "false");
+        fprintf(f, ",\"origin\":\"%s\",\"mount_dir\":", origin_to_string(dev->origin));
+        json_string(f, dev->mount_dir);
+        fprintf(f, ",\"read_only\":%s,\"readable\":%s", yes_no(dev->read_only), yes_no(dev->have_sb));
         fputs(",\"error\":", f);
         json_string(f, dev->error ? device_problem(dev, problem, sizeof(problem)) : NULL);
         fputs(",\"fstype\":", f);
@@ -359,6 +360,9 @@ void report_json(FILE *f, const struct status *s)
                         : s->ntp_synchronized ? "true"
                                               : "false");
 
+        fputs(",\"mounts_from\":", f);
+        json_string(f, ev->mounts_from);
+        fprintf(f, ",\"read_only\":%s", yes_no(evidence_read_only(ev)));
         fputs(",\"devices\":[", f);
         for (size_t i = 0; i < ev->n_devices; i++) {
                 if (i)
@@ -463,7 +467,7 @@ static void text_record(FILE *f, const struct status *s, const struct device_rep
         fputc('\n', f);
         for (size_t i = 0; i < rec->n; i++) {
                 const struct record_entry *e = rec->entries + i;
-                int on = entry_on_disk(s->evidence, d, e);
+                int on = entry_on_disk(s->evidence, e);
 
                 fprintf(f, "    %s %s: %s\n", e->source, format_iso(a, e->time),
                         on < 0       ? "of another filesystem"
@@ -477,7 +481,11 @@ static void text_device(FILE *f, const struct status *s, const struct device_rep
 {
         char problem[512];
 
-        fprintf(f, "Device %s (%s", device_report_name(dev), origin_to_text(dev->origin));
+        if (dev->origin == ORIGIN_MOUNT)
+                fprintf(f, "Device %s (%s of %s", device_report_name(dev), dev->mount_dir,
+                        s->evidence->mounts_from ? s->evidence->mounts_from : "fstab");
+        else
+                fprintf(f, "Device %s (%s", device_report_name(dev), origin_to_text(dev->origin));
         if (dev->path && strcmp(dev->spec, dev->path) != 0)
                 fprintf(f, " %s", dev->spec);
         fputs("): ", f);
@@ -493,6 +501,8 @@ static void text_device(FILE *f, const struct status *s, const struct device_rep
         }
         if (dev->sb.needs_recovery)
                 fputs(", journal needs recovery (mounted, or not cleanly unmounted)", f);
+        if (dev->read_only)
+                fputs(", never written at boot (read-only)", f);
         if (device_notes(dev, problem, sizeof(problem))[0])
                 fprintf(f, "; %s", problem);
         fputc('\n', f);
@@ -536,6 +546,12 @@ void report_text(FILE *f, const struct status *s)
                         f);
         for (size_t i = 0; i < ev->n_devices; i++)
                 text_device(f, s, ev->devices + i);
+        if (evidence_read_only(ev))
+                fputs("Note: every filesystem read is never written at boot: after a power cut the clock can be "
+                      "no better than the image's time, however long the board ran. A writable local ext4 "
+                      "filesystem in /etc/fstab (a /data, or a /var of its own) would carry the time "
+                      "forward.\n",
+                        f);
         text_candidates(f, s);
 
         fprintf(f, "\nClock now:  %s (%s)\n", format_iso(a, s->now),

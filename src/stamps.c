@@ -128,14 +128,14 @@ int parse_fake_hwclock(const char *text, size_t size, usec_t *ret)
         return parse_time(line, ret);
 }
 
-static void read_from_disk(ext2_filsys fs, enum stamp s, struct stamp_report *r)
+static void read_from_disk(ext2_filsys fs, enum stamp s, const char *path, struct stamp_report *r)
 {
         bool content = s == STAMP_FAKE_HWCLOCK;
         struct ext2_inode_large inode = { 0 };
         char text[FAKE_HWCLOCK_MAX];
         struct file_read f;
 
-        r->error = superblock_read_file(fs, stamp_path(s), content ? text : NULL, sizeof(text), &f);
+        r->error = superblock_read_file(fs, path, content ? text : NULL, sizeof(text), &f);
         r->inode = f.ino;
         r->reason = r->error == -EFBIG ? "too large for a fake-hwclock date" : f.reason;
         r->blocks = f.blocks;
@@ -175,9 +175,9 @@ static bool live_usable(const struct file_stat *st, dev_t root, struct stamp_rep
                 r->error = -EISDIR;
                 r->reason = "not a regular file";
         } else if (st->dev != root) {
-                /* /var on a filesystem of its own: only the root filesystem is searched. */
+                /* A mount clockfix does not read (a /var that is not ext, or not in fstab). */
                 r->error = -EXDEV;
-                r->reason = "on another filesystem than /";
+                r->reason = "on a filesystem that is not read";
         } else
                 return true;
         return false;
@@ -221,13 +221,13 @@ static void read_live_date(const char *path, dev_t root, struct stamp_report *r)
  * resolved as the kernel does, links among them followed (/var/lib/systemd/timesync is one with
  * DynamicUser=).
  */
-static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
+static void read_live(enum stamp s, const char *path, dev_t root, struct stamp_report *r)
 {
         struct file_stat st;
         int k;
 
         r->live = true;
-        k = file_stat_nofollow(stamp_path(s), &st);
+        k = file_stat_nofollow(path, &st);
         if (k < 0) {
                 r->error = k;
                 r->reason = k == -ENOENT ? NULL : "cannot look it up";
@@ -236,19 +236,24 @@ static void read_live(enum stamp s, dev_t root, struct stamp_report *r)
         if (!live_usable(&st, root, r))
                 return;
         if (s == STAMP_FAKE_HWCLOCK)
-                read_live_date(stamp_path(s), root, r);
+                read_live_date(path, root, r);
         else if (st.mtime.tv_sec > 0 && sec_to_usec((uint64_t)st.mtime.tv_sec, &r->time))
                 r->time += (usec_t)st.mtime.tv_nsec / NSEC_PER_USEC;
 }
 
-int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_report ret[static _STAMP_MAX])
+int stamps_read(struct struct_ext2_filsys *fs, dev_t live, const char *const paths[static _STAMP_MAX],
+        struct stamp_report ret[static _STAMP_MAX])
 {
         for (enum stamp s = 0; s < _STAMP_MAX; s++) {
                 ret[s] = (struct stamp_report){ 0 };
-                if (live_root != 0)
-                        read_live(s, live_root, ret + s);
+                if (!paths[s]) {
+                        /* Looked up on the filesystem that holds it, not here. */
+                        ret[s].error = -EXDEV;
+                        ret[s].reason = "on another filesystem";
+                } else if (live != 0)
+                        read_live(s, paths[s], live, ret + s);
                 else
-                        read_from_disk(fs, s, ret + s);
+                        read_from_disk(fs, s, paths[s], ret + s);
                 /* A file that could not be used gives no time, whatever was parsed before the error. */
                 if (ret[s].error != 0)
                         ret[s].time = 0;

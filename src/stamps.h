@@ -86,13 +86,17 @@ const char *stamps_why_to_text(enum stamps_why why);
 struct struct_ext2_filsys;
 
 /*
- * Reads the stamp files of the root filesystem fs: from the filesystem
- * itself, read-only, with libext2fs; or, when live_root is not 0 (fs is the
- * mounted /, whose device number live_root is, and whose page cache is newer
- * than the disk), with statx() and read().
+ * Reads the stamp files that the filesystem fs holds: paths[s] is where
+ * stamp s is on it, or NULL when another filesystem holds it (then -EXDEV).
+ * From the filesystem itself, read-only, with libext2fs, paths[s] taken from
+ * its own root; or, when live is not 0 (fs is mounted, device number live,
+ * and its page cache is newer than the disk), with statx() and read() on the
+ * running system, paths[s] being the path there, and only a file on that
+ * device is used.
  * Returns 0 (each file's problems are in ret[]), or -ENOMEM.
  */
-int stamps_read(struct struct_ext2_filsys *fs, dev_t live_root, struct stamp_report ret[static _STAMP_MAX]);
+int stamps_read(struct struct_ext2_filsys *fs, dev_t live, const char *const paths[static _STAMP_MAX],
+        struct stamp_report ret[static _STAMP_MAX]);
 
 /* An mtime as ext4 stores it: a signed 32-bit base and, when present, the extra field. 0 if not after 1970.
  */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gather-mounts: which filesystems are read (the root, found by --root, root=, mountinfo or fstab,
+ * and the local ext filesystems of its fstab), and which of them holds a path
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+#include "cmdline.h"
+#include "fstab.h"
+#include "gather-internal.h"
+#include "gather.h"
+#include "log.h"
+#include "rootdev.h"
+#include "stat-util.h"
+#include "superblock.h"
+
+/* Whether dir ("/var", or "/") holds path ("/var/lib/x"): the path itself or one under it. */
+static bool dir_holds(const char *dir, const char *path)
+{
+        size_t n = strlen(dir);
+
+        if (strcmp(dir, "/") == 0)
+                return path[0] == '/';
+        return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+size_t path_holder(const struct evidence *ev, size_t self, const char *path, const char **ret_inner)
+{
+        size_t holder = SIZE_MAX, best = 0;
+
+        *ret_inner = path;
+        if (!ev->devices[self].mount_dir)
+                return self;
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const char *dir = ev->devices[i].mount_dir;
+                size_t n = dir ? strlen(dir) : 0;
+
+                /* The first of two entries for one directory, as the first is what the path is found in. */
+                if (!dir || !dir_holds(dir, path) || (holder != SIZE_MAX && n <= best))
+                        continue;
+                holder = i;
+                best = n;
+                *ret_inner = strcmp(dir, "/") == 0 ? path : path + n;
+        }
+        return holder != SIZE_MAX && ev->devices[holder].have_sb ? holder : SIZE_MAX;
+}
+
+/*
+ * The table of the filesystems mounted at boot: --fstab; else /etc/fstab, of the running system
+ * when the root is the mounted /, else from the root's disk. 0, -ENOMEM, or -errno (ignored).
+ */
+static int read_mounts_table(struct gather_state *g, size_t root, struct fstab *ret)
+{
+        const struct gather_config *config = g->config;
+        const struct device_report *d = g->ev->devices + root;
+        _cleanup_free_ char *text = NULL, *from = NULL;
+        struct file_read f;
+        int r;
+
+        *ret = (struct fstab){ 0 };
+        if (config->mounts_fstab || (g->open[root].live && config->fstab_path)) {
+                const char *path = config->mounts_fstab ? config->mounts_fstab : config->fstab_path;
+
+                r = fstab_read_file(path, ret);
+                if (r < 0)
+                        return log_debug_errno(
+                                r, "Cannot read %s: %m: no filesystem but the root read", path);
+                from = strdup(path);
+        } else {
+                if (d->sb.unknown_features) {
+                        log_debug("%s: unknown incompatible features: its /etc/fstab not read", d->path);
+                        return 0;
+                }
+                text = malloc(FSTAB_MAX_BYTES);
+                if (!text)
+                        return -ENOMEM;
+                r = superblock_read_file(g->open[root].fs, "/etc/fstab", text, FSTAB_MAX_BYTES, &f);
+                log_debug("%s: /etc/fstab: %s, %u block(s) asked for", d->path,
+                        r == 0             ? "read"
+                                : f.reason ? f.reason
+                                           : strerror(-r),
+                        f.blocks);
+                if (r < 0)
+                        return r;
+                r = fstab_parse(text, f.got, ret);
+                if (r < 0)
+                        return r;
+                if (asprintf(&from, "/etc/fstab on %s", d->path) < 0)
+                        from = NULL;
+        }
+        if (!from)
+                return -ENOMEM;
+        g->ev->mounts_from = TAKE_PTR(from);
+        if (ret->dropped)
+                log_debug("%s: %zu entries past the first %d passed over", g->ev->mounts_from, ret->dropped,
+                        FSTAB_MAX_ENTRIES);
+        return 0;
+}
+
+/* Whether the kernel command line asks for an overlay over the root (overlayroot, Raspberry Pi OS). */
+static bool cmdline_overlay(const struct kernel_cmdline *cmdline)
+{
+        _cleanup_free_ char *v = NULL, *boot = NULL;
+
+        if (!cmdline || !cmdline->text)
+                return false;
+        if (cmdline_get(cmdline->text, "overlayroot", &v) > 0 && v[0] && strcmp(v, "disabled") != 0)
+                return true;
+        return cmdline_get(cmdline->text, "boot", &boot) > 0 && strcmp(boot, "overlay") == 0;
+}
+
+bool never_written(const struct gather_config *config, const struct device_report *d, bool configured_ro)
+{
+        struct file_stat st;
+        int r = -ENOENT;
+
+        if (config->mountinfo_path && file_stat(d->path, &st) == 0 && S_ISBLK(st.mode))
+                r = mountinfo_superblock_read_only(config->mountinfo_path, st.rdev);
+        if (r == 0)
+                return false; /* writable now */
+        return d->mount_dir ? configured_ro : r == 1;
+}
+
+/* Whether the root is configured never to be written: see device_report.read_only. */
+static bool root_configured_ro(const struct gather_config *config, const struct fstab *table)
+{
+        _cleanup_free_ char *ro = NULL;
+
+        if (cmdline_overlay(config->cmdline))
+                return true;
+        for (size_t i = 0; i < table->n; i++)
+                if (table->entries[i].dir && strcmp(table->entries[i].dir, "/") == 0)
+                        return table->entries[i].read_only;
+        /* No entry for /: it stays as the kernel mounted it. */
+        return config->cmdline && config->cmdline->text && cmdline_get(config->cmdline->text, "ro", &ro) > 0;
+}
+
+int gather_mounts(struct gather_state *g, size_t root, usec_t deadline)
+{
+        _cleanup_(fstab_done) struct fstab table = { 0 };
+        struct evidence *ev = g->ev;
+        int r;
+
+        r = read_mounts_table(g, root, &table);
+        if (r == -ENOMEM)
+                return r;
+        ev->devices[root].read_only = never_written(
+                g->config, ev->devices + root, root_configured_ro(g->config, &table));
+        for (size_t i = 0; i < table.n; i++) {
+                const struct fstab_entry *e = table.entries + i;
+                enum fstab_skip why = fstab_entry_skip(e);
+                size_t n = ev->n_devices;
+
+                if (why != FSTAB_READ) {
+                        log_debug("%s: %s on %s (%s): %s", ev->mounts_from, e->spec, e->dir ? e->dir : "?",
+                                e->fstype, fstab_skip_to_text(why));
+                        continue;
+                }
+                r = try_spec(g, ORIGIN_MOUNT, e->spec, e->fstype, e->dir, e->nofail ? 0 : deadline);
+                if (r < 0)
+                        return r;
+                if (ev->n_devices > n && ev->devices[n].have_sb)
+                        ev->devices[n].read_only = never_written(g->config, ev->devices + n, e->read_only);
+        }
+        return 0;
+}
+
+static int root_from_option(struct gather_state *g, usec_t deadline)
+{
+        return try_spec(g, ORIGIN_ROOT, g->config->root, NULL, "/", deadline);
+}
+
+static int root_from_cmdline(struct gather_state *g, usec_t deadline)
+{
+        const struct kernel_cmdline *cmdline = g->config->cmdline;
+        char *spec = NULL;
+        int r;
+
+        if (!cmdline->text) {
+                log_debug_errno(cmdline->error, "Cannot read %s: %m, ignoring", cmdline->path);
+                return 0;
+        }
+        r = cmdline_find_root(cmdline->text, &spec);
+        if (r == 0)
+                log_debug("%s: no root=", cmdline->path);
+        if (r <= 0)
+                return r;
+        r = try_spec(g, ORIGIN_CMDLINE, spec, NULL, "/", deadline);
+        free(spec);
+        return r;
+}
+
+static int root_from_mountinfo(struct gather_state *g, usec_t deadline)
+{
+        const struct gather_config *config = g->config;
+        _cleanup_free_ char *fstype = NULL, *source = NULL;
+        char name[32];
+        dev_t devno;
+        int r;
+
+        r = mountinfo_find_root(config->mountinfo_path, &devno, &fstype, &source);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->mountinfo_path);
+                return 0;
+        }
+        if (r == 0) {
+                log_debug("%s: nothing is mounted at /", config->mountinfo_path);
+                return 0;
+        }
+        log_debug("%s: / is %s (%s), device %u:%u", config->mountinfo_path, source, fstype, major(devno),
+                minor(devno));
+
+        /* Major 0: tmpfs, overlay, nfs, the initramfs' rootfs; no block device behind it. */
+        if (major(devno) == 0)
+                return add_skipped(g, ORIGIN_MOUNTINFO, source, fstype);
+        /* By number, not by source: a root mounted by the kernel shows as "/dev/root". */
+        snprintf(name, sizeof(name), "%u:%u", major(devno), minor(devno));
+        return try_spec(g, ORIGIN_MOUNTINFO, name, fstype, "/", deadline);
+}
+
+static int root_from_fstab(struct gather_state *g, usec_t deadline)
+{
+        const struct gather_config *config = g->config;
+        _cleanup_free_ char *spec = NULL, *fstype = NULL;
+        int r;
+
+        r = fstab_find_root(config->fstab_path, &spec, &fstype);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path);
+                return 0;
+        }
+        if (r == 0) {
+                log_debug("%s: no entry for /", config->fstab_path);
+                return 0;
+        }
+        log_debug("%s: / is %s (%s)", config->fstab_path, spec, fstype);
+
+        /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
+        enum spec_kind kind = spec_classify(spec);
+        if (kind == SPEC_TAG || kind == SPEC_PATH)
+                return try_spec(g, ORIGIN_FSTAB, spec, fstype, "/", deadline);
+        return add_skipped(g, ORIGIN_FSTAB, spec, fstype);
+}
+
+int gather_root(struct gather_state *g, usec_t deadline, size_t *ret_root)
+{
+        const struct gather_config *config = g->config;
+        int r = 0;
+
+        if (config->root)
+                r = root_from_option(g, deadline);
+        if (r == 0 && config->cmdline)
+                r = root_from_cmdline(g, deadline);
+        if (r == 0 && config->mountinfo_path)
+                r = root_from_mountinfo(g, deadline);
+        if (r == 0 && config->fstab_path)
+                r = root_from_fstab(g, deadline);
+        *ret_root = r > 0 ? g->ev->n_devices - 1 : SIZE_MAX;
+        return r < 0 ? r : 0;
+}

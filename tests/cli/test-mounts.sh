@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Beyond the root: the local ext2/3/4 filesystems of the root's /etc/fstab, on real images, read
+# from the unmounted root as an initramfs reads it, and live as the unit does (a chroot):
+# - a /var of its own: timesyncd's clock file, clockfix's stamp and the record read there, with the
+#   path inside it, and a decoy at /var/lib on the root's own disk (under the mount point) not used;
+#   a recorded future time of the root passed over by the record that /var holds;
+# - a root never written ("ro" in its fstab) beside a writable /data: /data's time wins; without
+#   /data, and with an overlay root (overlayroot=, boot=overlay), status says the clock can be no
+#   better than the image's time;
+# - entries not read: noauto, bind mounts, network, tmpfs, vfat, swap; one with nofail that is
+#   missing is not waited for; --device still replaces the whole search;
+# - a hostile /etc/fstab on the root (binary, huge) changes nothing but itself.
+. "$SRCDIR/tests/lib.sh"
+
+W=1800000000 # 2027-01-15: the image's time
+POLICY=(--not-before 2026-01-01 --now 2000-01-01 --config /dev/null)
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+uuid_of() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Filesystem UUID: *//p'; }
+src() { jqo "[.sources[] | select(.source == \"$1\" and .device == \"$2\")] | first | $3"; }
+
+# cfm IMAGES ARGS...: cf with root= of the first image given by --cmdline (plus EXTRA_CMDLINE),
+# every image (a comma-separated list) fingerprinted before and after: never written
+cfm() {
+        local images=$1 i before=() after=()
+        shift
+        IFS=, read -ra list <<<"$images"
+        printf 'root=%s ro %s\n' "${list[0]}" "${EXTRA_CMDLINE:-}" >"$TMP/cmdline"
+        for i in "${list[@]}"; do before+=("$("$FINGERPRINT" "$i")"); done
+        cf "$@" --cmdline "$TMP/cmdline" "${POLICY[@]}"
+        for i in "${list[@]}"; do after+=("$("$FINGERPRINT" "$i")"); done
+        [ "${before[*]}" == "${after[*]}" ] || fail "clockfix $*: an image changed"
+}
+
+# root_image IMG FSTAB-TEXT [DEBUGFS-COMMAND...]: an ext4 root of the image's time with FSTAB-TEXT as
+# its /etc/fstab
+root_image() {
+        local img=$1 fstab=$2
+        shift 2
+        mkimg "$img" "$W" 16M -t ext4
+        printf '%s' "$fstab" >"$TMP/fstab.in"
+        stamp "$img" "$W" "mkdir etc" "write $TMP/fstab.in etc/fstab" "$@"
+}
+
+# --- A /var of its own.
+var=$TMP/var.img
+mkimg "$var" "$W" 16M -t ext4 -L cfxvar$$
+# What the running system writes under /var: timesyncd's clock (through DynamicUser='s relative link) and
+# clockfix's stamp, an hour and two after the image's time; the record lists a future time of the
+# root's superblock (its last check, set ten years ahead by a boot whose clock was wrong).
+root=$TMP/root.img
+F=$((W + 315576000))
+root_image "$root" "LABEL=cfxvar$$ /var ext4 defaults 0 2
+# the root itself, and what is not read
+/dev/disk/by-label/nothing / ext4 defaults 0 1
+tmpfs /tmp tmpfs defaults 0 0
+" "ssv lastcheck @$F" \
+        "mkdir var" "mkdir var/lib" "mkdir var/lib/clockfix" "write /dev/null var/lib/clockfix/clock" \
+        "sif var/lib/clockfix/clock mtime @$((W + 90000))"
+printf 'clockfix-future-times 1\n%s superblock:last_check %s\n' "$(uuid_of "$root")" "${F}000000" >"$TMP/record"
+stamp "$var" "$W" "mkdir lib" "mkdir lib/private" "mkdir lib/private/systemd" "mkdir lib/private/systemd/timesync" \
+        "mkdir lib/systemd" "symlink lib/systemd/timesync ../private/systemd/timesync" \
+        "write /dev/null lib/private/systemd/timesync/clock" "sif lib/private/systemd/timesync/clock mtime @$((W + 3600))" \
+        "mkdir lib/clockfix" "write /dev/null lib/clockfix/clock" "sif lib/clockfix/clock mtime @$((W + 7200))" \
+        "write $TMP/record lib/clockfix/future-times"
+vardev=$(blkid -L "cfxvar$$" 2>/dev/null || true)
+[ -z "$vardev" ] || fail "a device of this machine already has the label cfxvar$$"
+attach "$var"
+udevadm settle 2>/dev/null || true
+# udev may not run here (a container): the tag is then found through the block devices' superblocks.
+cfm "$root,$var" status --json
+assert_eq "$RC" 0 "var: exit"
+assert_eq "$(jqo '.devices | length')" 2 "var: the root and /var read"
+assert_eq "$(jqo '.devices[1].origin + " " + .devices[1].mount_dir')" "mount /var" "var: /var from the root's fstab"
+assert_eq "$(jqo .mounts_from)" "/etc/fstab on $root" "var: the fstab read from the root's disk"
+assert_eq "$(jqo .devices[1].device)" "$DEV" "var: /var found by its label"
+assert_eq "$(src file:/var/lib/systemd/timesync/clock "$DEV" .time)" $((W + 3600)) "var: timesyncd's clock on /var"
+assert_eq "$(src file:/var/lib/clockfix/clock "$DEV" .time)" $((W + 7200)) "var: clockfix's stamp on /var"
+# The decoy under the mount point on the root's disk is hidden at run time: not a time of the root.
+assert_eq "$(src file:/var/lib/clockfix/clock "$root" .time)" null "var: the root's own /var/lib not read"
+assert_eq "$(jqo '.devices[0].files[] | select(.path == "/var/lib/clockfix/clock") | .error')" \
+        "on another filesystem" "var: the root says where the stamp is"
+assert_eq "$(jqo .estimate)" $((W + 7200)) "var: clockfix's stamp on /var wins"
+# The record on /var serves the root's times: the future last check is passed over.
+assert_eq "$(src superblock:last_check "$root" .verdict)" future_at_last_sync "var: the record on /var applies to the root"
+assert_eq "$(jqo '.devices[1].future_record.entries[0].on_disk')" true "var: the record's entry is the root's"
+cfm "$root,$var" status
+assert_match "$OUT" "Device $DEV \(/var of /etc/fstab on $root LABEL=cfxvar$$\)" "var: status names the fstab entry"
+assert_match "$OUT" "superblock:last_check .* in the future at the last sync" "var: status passes it over"
+
+# --device replaces the search: no fstab read, and the stamps are the device's own.
+cf status --json --device "$root" "${POLICY[@]}"
+assert_eq "$(jqo '.devices | length')" 1 "--device: one device"
+assert_eq "$(jqo .mounts_from)" null "--device: no fstab"
+assert_eq "$(src file:/var/lib/clockfix/clock "$root" .time)" $((W + 90000)) "--device: the stamp on the device itself"
+
+# Live, as clockfix.service reads it: the root mounted as / (a chroot), /var mounted on it. The
+# stamps are read with statx() through the mounts, each on the device that holds it.
+printf 'root=none\n' >"$TMP/cmdline.live"
+vardev=$DEV
+live_root "$root" usr dev proc sys
+mount "$vardev" "$ROOT/var"
+LIVE_MOUNTS+=("$ROOT/var")
+touch -d "@$((W + 9000))" "$ROOT/var/lib/clockfix/clock"
+cp "$TMP/cmdline.live" "$ROOT/tmp/cmdline"
+live_clockfix status --json --cmdline /tmp/cmdline "${POLICY[@]}"
+assert_eq "$RC" 0 "live: exit"
+assert_eq "$(jqo '[.devices[] | select(.readable) | .mount_dir] | join(" ")')" "/ /var" "live: the root and /var read"
+assert_eq "$(jqo .mounts_from)" /etc/fstab "live: the running system's fstab"
+assert_eq "$(jqo '[.devices[] | select(.mount_dir == "/var") | .files[] | select(.path == "/var/lib/clockfix/clock")] | first | .live')" \
+        true "live: /var's stamp read live"
+assert_eq "$(jqo .estimate)" $((W + 9000)) "live: the page cache's time of /var's stamp"
+live_root_done
+detach_loops
+
+# --- A root never written beside a writable /data, and roots alone.
+data=$TMP/data.img
+mkimg "$data" "$W" 16M -t ext4
+stamp "$data" $((W + 86400 * 30))
+root_image "$TMP/ab.img" "/dev/disk/by-label/x / ext4 ro 0 1
+$data /data ext4 defaults,nofail 0 2
+$TMP/spare.img /spare ext4 noauto 0 2
+$data /home none bind 0 0
+$TMP/missing.img /missing ext4 nofail 0 2
+server:/x /nfs nfs defaults 0 0
+/dev/sda9 none swap sw 0 0
+/dev/sda8 /boot/firmware vfat defaults 0 2
+"
+mkimg "$TMP/spare.img" $((W + 86400 * 400)) 4M -t ext4
+cfm "$TMP/ab.img,$data" status --json --wait 3
+assert_eq "$RC" 0 "ab: exit"
+assert_eq "$(jqo '[.devices[] | .mount_dir] | join(" ")')" "/ /data /missing" "ab: the root, /data and the missing nofail one tried"
+assert_eq "$(jqo .estimate)" $((W + 86400 * 30)) "ab: /data's last write wins, not the noauto one"
+assert_eq "$(jqo '.devices[0].read_only')" true "ab: the root is never written"
+assert_eq "$(jqo '.devices[1].read_only')" false "ab: /data is"
+assert_eq "$(jqo .read_only)" false "ab: something is written"
+assert_match "$(jqo .devices[2].error)" "^no such device" "ab: nofail is not waited for"
+cfm "$TMP/ab.img,$data" status --wait 3
+assert_no_note() { [[ "$OUT" != *"no better than the image's time"* ]] || fail "$1: $OUT"; }
+assert_no_note "ab: no note with a writable /data"
+
+root_image "$TMP/ro.img" "LABEL=x / ext4 ro,noatime 0 1
+"
+cfm "$TMP/ro.img" status
+assert_eq "$RC" 0 "ro: exit"
+assert_match "$OUT" "no better than the image's time" "ro: status says what cannot work"
+assert_match "$OUT" "never written at boot" "ro: the root is never written"
+root_image "$TMP/rw.img" "LABEL=x / ext4 defaults 0 1
+"
+cfm "$TMP/rw.img" status
+assert_no_note "rw: a root written at boot"
+EXTRA_CMDLINE="overlayroot=tmpfs" cfm "$TMP/rw.img" status --json
+assert_eq "$(jqo .read_only)" true "overlayroot: never written"
+EXTRA_CMDLINE="boot=overlay" cfm "$TMP/rw.img" status
+assert_match "$OUT" "no better than the image's time" "boot=overlay: status says it"
+EXTRA_CMDLINE="overlayroot=disabled" cfm "$TMP/rw.img" status --json
+assert_eq "$(jqo .read_only)" false "overlayroot=disabled: written"
+
+# --- Hostile tables: binary, and larger than any fstab.
+head -c 20000 /dev/urandom >"$TMP/junk"
+root_image "$TMP/junk.img" "" "rm etc/fstab" "write $TMP/junk etc/fstab"
+cfm "$TMP/junk.img" status --json
+assert_eq "$RC" 0 "junk fstab: exit"
+assert_eq "$(jqo '.devices[0].readable')" true "junk fstab: the root read"
+for i in $(seq 3000); do echo "/dev/nothing$i /m$i ext4 nofail 0 2"; done >"$TMP/huge"
+root_image "$TMP/huge.img" "" "rm etc/fstab" "write $TMP/huge etc/fstab"
+cfm "$TMP/huge.img" status --json
+assert_eq "$RC" 0 "huge fstab: exit"
+# Larger than 64 KiB: not read at all, and said in the log of -v.
+assert_eq "$(jqo '.devices | length')" 1 "huge fstab: nothing but the root"
