@@ -278,17 +278,19 @@ vm_initramfs_tools_hook() {
         sed -i "s|^CLOCKFIX=.*|CLOCKFIX=$CLOCKFIX|" "$conf/hooks/clockfix"
 }
 
-# vm_mkinitramfs DIR OUT: the image OUT made by initramfs-tools' own mkinitramfs with the
+# vm_mkinitramfs DIR OUT [FSTAB]: the image OUT made by initramfs-tools' own mkinitramfs with the
 # configuration DIR for the unpacked kernel, in a private mount namespace (the host's /lib/modules
-# and /boot are not touched; as root)
+# and /boot are not touched; as root); with FSTAB, the guest's /etc/fstab, mkinitramfs and its
+# hooks see that file as /etc/fstab, as they would on the guest
 vm_mkinitramfs() {
         [ "$(id -u)" == 0 ] || fail "mkinitramfs needs root for its mount namespace (CI runs as root)"
         [ -n "${KROOT:-}" ] || vm_kernel
         # mkinitramfs reads /lib/modules/<version> and /boot/config-<version>: bind the unpacked ones.
         mkdir -p /lib/modules
         unshare -m --propagation private sh -c 'mount --bind "$1/lib/modules" /lib/modules &&
-                mount --bind "$1/boot" /boot && mkinitramfs -d "$2" -o "$3" "$4"' \
-                sh "$KROOT" "$1" "$2" "$KVER" >"$TMP/mkinitramfs.log" 2>&1 ||
+                mount --bind "$1/boot" /boot && { [ -z "$5" ] || mount --bind "$5" /etc/fstab; } &&
+                mkinitramfs -d "$2" -o "$3" "$4"' \
+                sh "$KROOT" "$1" "$2" "$KVER" "${3:-}" >"$TMP/mkinitramfs.log" 2>&1 ||
                 { cat "$TMP/mkinitramfs.log" >&2; fail "mkinitramfs failed"; }
 }
 
