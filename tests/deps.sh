@@ -30,11 +30,12 @@ BUILD_PACKAGES=(meson ninja-build gcc pkg-config libext2fs-dev comerr-dev libsys
 # without its recommends) for the init scripts; for the tests' NTP server, the libraries of
 # Debian's chronyd, which the tests only unpack (installing chrony would start a daemon that
 # disciplines this machine's clock); dpkg-dev (dpkg-source) and make, to build busybox's ntpd
-# from Debian's source package.
+# from Debian's source package; cryptsetup-bin, whose cryptsetup the hook of Debian's overlayroot
+# (unpacked by vm-layout, never installed) copies into the initramfs it is built into.
 TEST_PACKAGES=(e2fsprogs dosfstools fdisk util-linux mount bsdutils jq strace systemd clang-format iproute2 procps
         qemu-system-x86 busybox-static initramfs-tools-core dracut-core cpio zstd kmod debootstrap
         clang "libclang-rt-$DEPS_CLANG-dev" man-db shellcheck devscripts
-        libcap2 libedit2 "libgnutls30$DEPS_T64" "libnettle8$DEPS_T64" libseccomp2 dpkg-dev make)
+        libcap2 libedit2 "libgnutls30$DEPS_T64" "libnettle8$DEPS_T64" libseccomp2 dpkg-dev make cryptsetup-bin)
 
 # For the builds for boards (tests/cross.sh): the cross compilers, qemu-user to run the tests of
 # the target's programs, qemu-system-arm for the ARM guests (qemu-system-aarch64 too).
