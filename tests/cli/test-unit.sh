@@ -17,7 +17,7 @@ assert_eq "$out" "" "systemd-analyze verify says nothing"
 
 prop() { sed -n "s/^$1=//p" "$unit"; }
 assert_eq "$(prop DefaultDependencies)" no "DefaultDependencies"
-for u in time-set.target sysinit.target systemd-fsck-root.service systemd-remount-fs.service; do
+for u in time-set.target sysinit.target systemd-fsck-root.service systemd-remount-fs.service local-fs-pre.target; do
         assert_match " $(prop Before) " " $u " "Before=$u"
 done
 assert_eq "$(prop Wants)" time-set.target "Wants"
