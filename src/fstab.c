@@ -13,7 +13,7 @@
 #include "fstab.h"
 #include "rootdev.h"
 
-bool path_make_canonical(char *path)
+bool path_make_canonical(char *path, bool dotdot)
 {
         char *w = path;
         const char *r = path;
@@ -27,8 +27,15 @@ bool path_make_canonical(char *path)
                 size_t len = (size_t)(end - r);
                 if (len == 0)
                         break;
-                if (len == 2 && r[0] == '.' && r[1] == '.')
-                        return false;
+                if (len == 2 && r[0] == '.' && r[1] == '.') {
+                        if (!dotdot)
+                                return false;
+                        /* Back to the parent of what was written; the parent of / is /. */
+                        while (w > path && *--w != '/')
+                                ;
+                        r = end;
+                        continue;
+                }
                 if (!(len == 1 && r[0] == '.')) {
                         *w++ = '/';
                         memmove(w, r, len);
@@ -74,7 +81,7 @@ static int add_entry(struct fstab *t, struct mntent *m, unsigned line)
         t->n++;
         if (!e->spec || !e->dir || !e->fstype)
                 return -ENOMEM;
-        if (!path_make_canonical(e->dir)) {
+        if (!path_make_canonical(e->dir, false)) {
                 free(e->dir);
                 e->dir = NULL;
         }

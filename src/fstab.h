@@ -61,6 +61,8 @@ const char *fstab_skip_to_text(enum fstab_skip s);
 
 /*
  * Makes an absolute path canonical in place: "//var/./lib/" is "/var/lib". false when it is not
- * absolute or holds "..", which only a walk of the filesystem can resolve.
+ * absolute, or when it holds ".." and dotdot is false; with dotdot, ".." goes back one name
+ * ("/var/lib/systemd/../private" is "/var/lib/private"): right when the names before it are
+ * directories, not links, as a walk that follows each link as it meets it makes them.
  */
-bool path_make_canonical(char *path);
+bool path_make_canonical(char *path, bool dotdot);

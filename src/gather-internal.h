@@ -6,9 +6,19 @@
 #include <sys/types.h>
 
 #include "evidence.h"
+#include "stamps.h"
 #include "time-util.h"
 
 struct gather_config;
+
+/* Where a path is at boot, the symbolic links on the way followed through the mounts. */
+struct place {
+        size_t device;      /* the device read that holds it, or SIZE_MAX when none does */
+        char path[4096];    /* the path on the running system, the links on the way followed */
+        const char *inner;  /* into path: the same from the root of device */
+        int error;          /* 0, or why the links could not be followed (see path_place()) */
+        const char *reason; /* for an error: what is wrong (static), or NULL */
+};
 
 /*
  * What gather keeps while it reads: the filesystems stay open from their superblock to their
@@ -23,6 +33,9 @@ struct gather_state {
                 struct struct_ext2_filsys *fs;
                 dev_t live;
         } * open;
+        /* For the root and its mounts: where each stamp file and the record are, once looked up. */
+        bool placed_stamps, placed_record;
+        struct place stamps_at[_STAMP_MAX], record_at;
 };
 
 /*
@@ -40,6 +53,16 @@ int try_spec(struct gather_state *g, enum origin origin, const char *spec, const
  * be read is not looked for on the root, where its mount point is an empty directory.
  */
 size_t path_holder(const struct evidence *ev, size_t self, const char *path, const char **ret_inner);
+
+/*
+ * Where path is at boot, as seen from device self: for a device of --device, on itself, as it
+ * is (libext2fs follows the links within it); else each name of the path in turn on the device
+ * that holds it (path_holder()), a symbolic link among them followed wherever it leads, even to
+ * another filesystem read, the last name included: what is at the end is then looked up there,
+ * never opened to tell. At most PLACE_MAX_LINKS links. 0 (ret->device SIZE_MAX when no device
+ * read holds it), or -errno: -ELOOP, -ENAMETOOLONG, -EIO and the disk's other errors.
+ */
+int path_place(const struct gather_state *g, size_t self, const char *path, struct place *ret);
 
 /*
  * Whether device d is never written at boot: mounted read-only now, or not mounted yet, and

@@ -5,11 +5,13 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "cmdline.h"
@@ -50,6 +52,116 @@ size_t path_holder(const struct evidence *ev, size_t self, const char *path, con
                 *ret_inner = strcmp(dir, "/") == 0 ? path : path + n;
         }
         return holder != SIZE_MAX && ev->devices[holder].have_sb ? holder : SIZE_MAX;
+}
+
+/* Symbolic links followed at most in a lookup through the mounts (the kernel's limit is 40). */
+#define PLACE_MAX_LINKS 8
+
+/*
+ * Whether the name at prefix (its path on the running system; inner on device h) is a symbolic
+ * link: 1 with its target in buf, 0, or -errno (-ENOENT when it is not there). Live, the running
+ * system answers (readlink()); else the disk, through libext2fs.
+ */
+static int link_of(const struct gather_state *g, size_t h, const char *prefix, const char *inner, char *buf,
+        size_t size, const char **ret_reason)
+{
+        struct file_read f = { 0 };
+        ssize_t n;
+        int r;
+
+        if (g->open[h].live) {
+                n = readlink(prefix, buf, size - 1);
+                if (n < 0)
+                        return errno == EINVAL ? 0 : -errno;
+                if ((size_t)n >= size - 1)
+                        return -ENAMETOOLONG;
+                buf[n] = '\0';
+                return 1;
+        }
+        r = superblock_link_at(g->open[h].fs, inner[0] ? inner : "/", buf, size, &f);
+        *ret_reason = f.reason;
+        return r;
+}
+
+/*
+ * The path that replaces path once the link whose name ends at path[end] is followed to target:
+ * the target (from the link's directory when relative), then the rest of path. false when it
+ * does not fit, or the target is empty.
+ */
+static bool follow(char *path, size_t size, size_t end, const char *target)
+{
+        char next[PATH_MAX];
+        size_t dir = end;
+        int n;
+
+        while (dir > 0 && path[dir - 1] != '/')
+                dir--;
+        if (target[0] == '/')
+                n = snprintf(next, sizeof(next), "%s%s", target, path + end);
+        else
+                n = snprintf(next, sizeof(next), "%.*s%s%s", (int)dir, path, target, path + end);
+        if (n < 0 || (size_t)n >= sizeof(next) || (size_t)n >= size || !target[0])
+                return false;
+        memcpy(path, next, (size_t)n + 1);
+        return path_make_canonical(path, true);
+}
+
+int path_place(const struct gather_state *g, size_t self, const char *path, struct place *ret)
+{
+        const struct evidence *ev = g->ev;
+        char target[PATH_MAX];
+        unsigned links = 0;
+        size_t end;
+
+        ret->device = SIZE_MAX;
+        ret->inner = NULL;
+        ret->error = 0;
+        ret->reason = NULL;
+        if ((size_t)snprintf(ret->path, sizeof(ret->path), "%s", path) >= sizeof(ret->path))
+                return ret->error = -ENAMETOOLONG;
+        /* A device of --device is a root of its own: libext2fs follows the links within it. */
+        if (!ev->devices[self].mount_dir) {
+                ret->device = self;
+                ret->inner = ret->path;
+                return 0;
+        }
+restart:
+        /* Each name of the path in turn: a link among them is followed, wherever it leads. */
+        for (end = 1; ret->path[end - 1] != '\0'; end++) {
+                const char *inner;
+                size_t h;
+                int r;
+
+                if (ret->path[end] != '/' && ret->path[end] != '\0')
+                        continue;
+                char prefix[PATH_MAX];
+                snprintf(prefix, sizeof(prefix), "%.*s", (int)end, ret->path);
+                h = path_holder(ev, self, prefix, &inner);
+                if (h == SIZE_MAX)
+                        break;
+                r = link_of(g, h, prefix, inner, target, sizeof(target), &ret->reason);
+                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                        return ret->error = r;
+                if (r <= 0) {
+                        if (r < 0)
+                                break; /* not there: the lookup of the file says so */
+                        if (ret->path[end] == '\0')
+                                break;
+                        continue;
+                }
+                if (++links > PLACE_MAX_LINKS) {
+                        ret->reason = "more than 8 symbolic links on the way";
+                        return ret->error = -ELOOP;
+                }
+                log_debug("%s: a symbolic link to %s, followed", prefix, target);
+                if (!follow(ret->path, sizeof(ret->path), end, target)) {
+                        ret->reason = "a symbolic link whose target is empty, or too long";
+                        return ret->error = -ENAMETOOLONG;
+                }
+                goto restart;
+        }
+        ret->device = path_holder(ev, self, ret->path, &ret->inner);
+        return 0;
 }
 
 /*

@@ -162,22 +162,9 @@ static bool record_wanted(const struct gather_config *config, const struct devic
         return false;
 }
 
-/*
- * Where the record for device i is read, and the path there: on the filesystem that holds it
- * (each device of --device on its own), or, with --state-dir, on the running system (then the
- * first device of the root and its mounts stands for it). SIZE_MAX when none can be.
- */
-static size_t record_holder(const struct gather_state *g, size_t i, const char **ret_inner)
+/* The first device of the root and its mounts, from which their paths are looked up; or SIZE_MAX. */
+static size_t mounts_first(const struct evidence *ev)
 {
-        const struct evidence *ev = g->ev;
-
-        *ret_inner = g->config->record_path;
-        if (!g->config->record_path)
-                return SIZE_MAX;
-        if (g->config->record_on_root)
-                return path_holder(ev, i, g->config->record_path, ret_inner);
-        if (!ev->devices[i].mount_dir)
-                return i;
         for (size_t j = 0; j < ev->n_devices; j++)
                 if (ev->devices[j].mount_dir && ev->devices[j].have_sb)
                         return j;
@@ -185,10 +172,40 @@ static size_t record_holder(const struct gather_state *g, size_t i, const char *
 }
 
 /*
- * Reads the record on device h, at inner there: through libext2fs, or live when it is mounted
- * (only a file on it), or on the running system with --state-dir. 0 or -ENOMEM.
+ * Where the record for device i is read, and the path there: on the filesystem that holds it
+ * (each device of --device on its own; for the root and its mounts, the links on the way
+ * followed, once), or, with --state-dir, on the running system (then the first device of the
+ * root and its mounts stands for it). SIZE_MAX when none can be.
  */
-static int read_record(struct gather_state *g, size_t h, const char *inner)
+static size_t record_holder(struct gather_state *g, size_t i, const char **ret_path, const char **ret_inner)
+{
+        const struct evidence *ev = g->ev;
+        size_t first = mounts_first(ev);
+
+        *ret_path = *ret_inner = g->config->record_path;
+        if (!g->config->record_path)
+                return SIZE_MAX;
+        if (!ev->devices[i].mount_dir)
+                return i;
+        if (!g->config->record_on_root)
+                return first;
+        if (!g->placed_record && first != SIZE_MAX) {
+                if (path_place(g, first, g->config->record_path, &g->record_at) < 0)
+                        log_debug_errno(g->record_at.error, "%s: not looked up: %s", g->config->record_path,
+                                g->record_at.reason ? g->record_at.reason : "%m");
+                g->placed_record = true;
+        }
+        *ret_path = g->record_at.path;
+        *ret_inner = g->record_at.inner;
+        return g->placed_record && g->record_at.error == 0 ? g->record_at.device : SIZE_MAX;
+}
+
+/*
+ * Reads the record on device h, at path on the running system or inner on the disk: through
+ * libext2fs, or live when it is mounted (only a file on it), or on the running system with
+ * --state-dir. 0 or -ENOMEM.
+ */
+static int read_record(struct gather_state *g, size_t h, const char *path, const char *inner)
 {
         const struct gather_config *config = g->config;
         struct device_report *d = g->ev->devices + h;
@@ -198,7 +215,7 @@ static int read_record(struct gather_state *g, size_t h, const char *inner)
         if (!config->record_on_root)
                 r = record_read_file(config->record_path, 0, &d->record);
         else if (live)
-                r = record_read_file(config->record_path, live, &d->record);
+                r = record_read_file(path, live, &d->record);
         else if (d->sb.unknown_features) {
                 log_debug(
                         "%s: unknown incompatible features: %s not looked up", d->path, config->record_path);
@@ -220,13 +237,15 @@ static int gather_record(struct gather_state *g)
         const struct evidence *ev = g->ev;
 
         for (size_t i = 0; i < ev->n_devices; i++) {
-                const char *inner;
-                size_t h = record_holder(g, i, &inner);
+                const char *path, *inner;
+                size_t h;
 
-                if (!ev->devices[i].have_sb || h == SIZE_MAX || ev->devices[h].have_record ||
-                        !record_wanted(g->config, ev->devices + i))
+                if (!ev->devices[i].have_sb || !record_wanted(g->config, ev->devices + i))
                         continue;
-                int r = read_record(g, h, inner);
+                h = record_holder(g, i, &path, &inner);
+                if (h == SIZE_MAX || ev->devices[h].have_record)
+                        continue;
+                int r = read_record(g, h, path, inner);
                 if (r < 0)
                         return r;
         }
@@ -234,55 +253,82 @@ static int gather_record(struct gather_state *g)
 }
 
 /* The record that applies to the times of device i, or NULL when it was not read. */
-static const struct record *record_of(const struct gather_state *g, size_t i)
+static const struct record *record_of(struct gather_state *g, size_t i)
 {
-        const char *inner;
-        size_t h = record_holder(g, i, &inner);
+        const char *path, *inner;
+        size_t h = record_holder(g, i, &path, &inner);
 
         return h != SIZE_MAX && g->ev->devices[h].have_record ? &g->ev->devices[h].record : NULL;
 }
 
 /*
- * The stamp files that device i holds, unless the journal says none can be newer than its newest
- * commit (see stamps_needed()): the lookups take some 20 reads of the device on a real root. Each
- * is looked up on the filesystem that holds its path. 0 or -ENOMEM.
+ * Whether the stamp files of device i are read, and why (d->stamps_why): not when the journal
+ * says none can be newer than its newest commit (see stamps_needed()), as the lookups take some
+ * 20 reads of the device on a real root.
+ */
+static bool stamps_wanted(const struct gather_state *g, size_t i)
+{
+        struct device_report *d = g->ev->devices + i;
+
+        if (g->config->no_stamps)
+                d->stamps_why = STAMPS_NOT_ASKED;
+        else if (d->sb.unknown_features)
+                /* Features newer than this libext2fs may change how inodes and directories are laid out. */
+                d->stamps_why = STAMPS_UNKNOWN_FEATURES;
+        else
+                d->stamps_why = stamps_needed(
+                        d->have_journal ? &d->journal : NULL, d->sb.fast_commit, g->open[i].live != 0);
+        if (d->stamps_why != STAMPS_NOT_ASKED)
+                log_debug("%s: stamp files %sread: %s", d->path,
+                        stamps_why_reads(d->stamps_why) ? "" : "not ", stamps_why_to_text(d->stamps_why));
+        return stamps_why_reads(d->stamps_why);
+}
+
+/* Where each stamp file of the root and its mounts is, the links on the way followed (once). */
+static void place_stamps(struct gather_state *g)
+{
+        size_t first = mounts_first(g->ev);
+
+        if (g->placed_stamps || first == SIZE_MAX)
+                return;
+        for (enum stamp s = 0; s < _STAMP_MAX; s++)
+                (void)path_place(g, first, stamp_path(s), g->stamps_at + s);
+        g->placed_stamps = true;
+}
+
+/*
+ * The stamp files that device i holds, each looked up on the filesystem that holds its path
+ * (when device i is one of the root and its mounts), the links on the way followed. 0 or -ENOMEM.
  */
 static int read_stamps(struct gather_state *g, size_t i)
 {
-        const struct gather_config *config = g->config;
         struct device_report *d = g->ev->devices + i;
         dev_t live = g->open[i].live;
         const char *paths[_STAMP_MAX];
         int r;
 
-        if (config->no_stamps) {
-                d->stamps_why = STAMPS_NOT_ASKED;
-                return 0;
-        }
-        /* Features newer than this libext2fs may change how inodes and directories are laid out. */
-        if (d->sb.unknown_features) {
-                d->stamps_why = STAMPS_UNKNOWN_FEATURES;
-                return 0;
-        }
-        d->stamps_why = stamps_needed(d->have_journal ? &d->journal : NULL, d->sb.fast_commit, live != 0);
-        if (!stamps_why_reads(d->stamps_why)) {
-                log_debug("%s: stamp files not read: %s", d->path, stamps_why_to_text(d->stamps_why));
-                return 0;
-        }
-        log_debug("%s: stamp files read: %s", d->path, stamps_why_to_text(d->stamps_why));
+        if (d->mount_dir)
+                place_stamps(g);
         for (enum stamp s = 0; s < _STAMP_MAX; s++) {
-                const char *inner;
+                const struct place *p = g->stamps_at + s;
                 /* Live, the running system finds the path through its mounts; on the disk, from its root. */
-                paths[s] = path_holder(g->ev, i, stamp_path(s), &inner) != i ? NULL
-                        : live                                               ? stamp_path(s)
-                                                                             : inner;
+                paths[s] = !d->mount_dir ? stamp_path(s) : p->device != i ? NULL : live ? p->path : p->inner;
         }
         r = stamps_read(g->open[i].fs, live, paths, d->stamps);
         if (r < 0)
                 return r;
+        /* A path whose links could not be followed: said on the device that holds it as named. */
+        for (enum stamp s = 0; d->mount_dir && s < _STAMP_MAX; s++) {
+                const char *inner;
+                if (g->stamps_at[s].error != 0 && path_holder(g->ev, i, stamp_path(s), &inner) == i) {
+                        d->stamps[s].error = g->stamps_at[s].error;
+                        d->stamps[s].reason = g->stamps_at[s].reason;
+                        d->stamps[s].time = 0;
+                }
+        }
         d->have_stamps = true;
         if (log_debug_enabled())
-                gather_debug_stamps(config->window, d);
+                gather_debug_stamps(g->config->window, d);
         return 0;
 }
 
@@ -428,7 +474,7 @@ static int add_candidate(struct evidence *ev, const struct device_report *d, con
         return 0;
 }
 
-static int add_candidates(const struct gather_state *g, size_t i)
+static int add_candidates(struct gather_state *g, size_t i)
 {
         const struct device_report *d = g->ev->devices + i;
         const struct record *rec = record_of(g, i);
@@ -491,7 +537,7 @@ int gather(const struct gather_config *config, struct evidence *ev)
                         r = gather_mounts(&g, root, deadline);
         }
         for (size_t i = 0; i < ev->n_devices && r >= 0; i++)
-                if (ev->devices[i].have_sb)
+                if (ev->devices[i].have_sb && stamps_wanted(&g, i))
                         r = read_stamps(&g, i);
         if (r >= 0)
                 r = gather_record(&g);

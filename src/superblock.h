@@ -120,3 +120,12 @@ struct file_read {
  */
 int superblock_read_file(
         struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size, struct file_read *ret);
+
+/*
+ * Whether what is at path on fs (looked up as superblock_read_file() does, within the same
+ * budget) is a symbolic link: 1 with its target in buf (size bytes, NUL-terminated; ret->got its
+ * length), 0 when it is something else, or -errno as superblock_read_file() (-ENOENT when it is
+ * not there, -ENAMETOOLONG for a target that does not fit).
+ */
+int superblock_link_at(
+        struct struct_ext2_filsys *fs, const char *path, char *buf, size_t size, struct file_read *ret);

@@ -110,6 +110,15 @@ assert_eq "$(jqo .mounts_from)" /etc/fstab "live: the running system's fstab"
 assert_eq "$(jqo '[.devices[] | select(.mount_dir == "/var") | .files[] | select(.path == "/var/lib/clockfix/clock")] | first | .live')" \
         true "live: /var's stamp read live"
 assert_eq "$(jqo .estimate)" $((W + 9000)) "live: the page cache's time of /var's stamp"
+# Live, a link at a stamp's path is followed by its target's name, never opened: a FIFO there
+# would hold an open until a writer comes (fifo_trap).
+fifo_trap "$ROOT/var/trap"
+ln -sfn /var/trap "$ROOT/var/lib/clockfix/clock"
+live_clockfix status --json --cmdline /tmp/cmdline "${POLICY[@]}"
+assert_eq "$(jqo '[.devices[] | select(.mount_dir == "/var") | .files[] | select(.path == "/var/lib/clockfix/clock")] | first | .error')" \
+        "not a regular file" "live: a link to a FIFO, followed to it"
+fifo_untouched "$ROOT/var/trap" || fail "live: the FIFO at the end of a link was opened"
+fifo_traps_done
 live_root_done
 detach_loops
 
@@ -155,6 +164,35 @@ EXTRA_CMDLINE="boot=overlay" cfm "$TMP/rw.img" status
 assert_match "$OUT" "no better than the image's time" "boot=overlay: status says it"
 EXTRA_CMDLINE="overlayroot=disabled" cfm "$TMP/rw.img" status --json
 assert_eq "$(jqo .read_only)" false "overlayroot=disabled: written"
+
+# --- Symbolic links through the mounts: systemd's answer for a read-only root, timesyncd's clock
+# file a link into /data (absolute), clockfix's state directory a link to a directory there
+# (relative), both followed to /data and read there; a loop of links, and a link to a device
+# node, not followed past their ends (nothing opened: the FIFO trap of the live run below).
+ldata=$TMP/ldata.img
+mkimg "$ldata" "$W" 16M -t ext4
+stamp "$ldata" "$W" "mkdir timesync" "write /dev/null timesync/clock" "sif timesync/clock mtime @$((W + 5000))" \
+        "mkdir clockfix" "write /dev/null clockfix/clock" "sif clockfix/clock mtime @$((W + 4000))"
+root_image "$TMP/links.img" "/dev/disk/by-label/x / ext4 ro 0 1
+$ldata /data ext4 defaults 0 2
+" "mkdir var" "mkdir var/lib" "mkdir var/lib/systemd" "mkdir var/lib/systemd/timesync" \
+        "symlink var/lib/systemd/timesync/clock /data/timesync/clock" \
+        "symlink var/lib/clockfix ../../data/clockfix" \
+        "symlink etc/fake-hwclock.data /etc/loop1" "symlink etc/loop1 /etc/loop2" "symlink etc/loop2 /etc/fake-hwclock.data"
+cfm "$TMP/links.img,$ldata" status --json
+assert_eq "$RC" 0 "links: exit"
+assert_eq "$(src file:/var/lib/systemd/timesync/clock "$ldata" .time)" $((W + 5000)) "links: timesyncd's clock read on /data"
+assert_eq "$(src file:/var/lib/clockfix/clock "$ldata" .time)" $((W + 4000)) "links: clockfix's directory on /data"
+assert_eq "$(jqo .estimate)" $((W + 5000)) "links: the clock file on /data wins"
+assert_eq "$(jqo '.devices[0].files[] | select(.path == "/etc/fake-hwclock.data") | .error')" \
+        "more than 8 symbolic links on the way" "links: a loop"
+# A link to a device node on the disk: looked up there, not a regular file, never opened.
+root_image "$TMP/dev.img" "/dev/disk/by-label/x / ext4 defaults 0 1
+" "mkdir dev" "cd /dev" "mknod watchdog c 10 130" "cd /" "mkdir var" "mkdir var/lib" "mkdir var/lib/clockfix" \
+        "symlink var/lib/clockfix/clock /dev/watchdog"
+cfm "$TMP/dev.img" status --json
+assert_eq "$(jqo '.devices[0].files[] | select(.path == "/var/lib/clockfix/clock") | .error')" "not a regular file" \
+        "links: to a device node"
 
 # --- Hostile tables: binary, and larger than any fstab.
 head -c 20000 /dev/urandom >"$TMP/junk"

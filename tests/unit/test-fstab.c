@@ -168,15 +168,28 @@ static void test_canonical(void)
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 snprintf(buf, sizeof(buf), "%s", cases[i].in);
-                check(path_make_canonical(buf));
+                check(path_make_canonical(buf, false));
                 check_str(buf, cases[i].out);
         }
         snprintf(buf, sizeof(buf), "/var/../etc");
-        check(!path_make_canonical(buf));
+        check(!path_make_canonical(buf, false));
+        static const struct {
+                const char *in, *out;
+        } dots[] = {
+                { "/var/lib/systemd/../private/systemd/timesync", "/var/lib/private/systemd/timesync" },
+                { "/..", "/" },
+                { "/a/b/../../..", "/" },
+                { "/a/./b/..//c", "/a/c" },
+        };
+        for (size_t i = 0; i < sizeof(dots) / sizeof(dots[0]); i++) {
+                snprintf(buf, sizeof(buf), "%s", dots[i].in);
+                check(path_make_canonical(buf, true));
+                check_str(buf, dots[i].out);
+        }
         snprintf(buf, sizeof(buf), "var");
-        check(!path_make_canonical(buf));
+        check(!path_make_canonical(buf, false));
         buf[0] = '\0';
-        check(!path_make_canonical(buf));
+        check(!path_make_canonical(buf, false));
 }
 
 static void test_file(void)
