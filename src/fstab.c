@@ -188,6 +188,14 @@ enum fstab_skip fstab_entry_skip(const struct fstab_entry *e)
         return FSTAB_READ;
 }
 
+const struct fstab_entry *fstab_find(const struct fstab *t, const char *dir)
+{
+        for (size_t i = 0; i < t->n; i++)
+                if (t->entries[i].dir && strcmp(t->entries[i].dir, dir) == 0)
+                        return t->entries + i;
+        return NULL;
+}
+
 const char *fstab_skip_to_text(enum fstab_skip s)
 {
         static const char *const table[_FSTAB_SKIP_MAX] = {

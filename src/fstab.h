@@ -56,6 +56,9 @@ void fstab_done(struct fstab *f);
 
 enum fstab_skip fstab_entry_skip(const struct fstab_entry *e);
 
+/* The first entry whose mount point is dir ("/"), as mount(8) takes it; or NULL. */
+const struct fstab_entry *fstab_find(const struct fstab *t, const char *dir);
+
 /* For people: "not mounted at boot (noauto)", ... */
 const char *fstab_skip_to_text(enum fstab_skip s);
 

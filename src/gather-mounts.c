@@ -247,9 +247,9 @@ static bool root_configured_ro(const struct gather_config *config, const struct 
 
         if (cmdline_overlay(config->cmdline))
                 return true;
-        for (size_t i = 0; i < table->n; i++)
-                if (table->entries[i].dir && strcmp(table->entries[i].dir, "/") == 0)
-                        return table->entries[i].read_only;
+        const struct fstab_entry *e = fstab_find(table, "/");
+        if (e)
+                return e->read_only;
         /* No entry for /: it stays as the kernel mounted it. */
         return config->cmdline && config->cmdline->text && cmdline_get(config->cmdline->text, "ro", &ro) > 0;
 }
@@ -340,25 +340,29 @@ static int root_from_mountinfo(struct gather_state *g, usec_t deadline)
 static int root_from_fstab(struct gather_state *g, usec_t deadline)
 {
         const struct gather_config *config = g->config;
-        _cleanup_free_ char *spec = NULL, *fstype = NULL;
+        _cleanup_(fstab_done) struct fstab table = { 0 };
+        const struct fstab_entry *e;
         int r;
 
-        r = fstab_find_root(config->fstab_path, &spec, &fstype);
+        r = fstab_read_file(config->fstab_path, &table);
+        if (r == -ENOMEM)
+                return r;
         if (r < 0) {
                 log_debug_errno(r, "Cannot read %s: %m, ignoring", config->fstab_path);
                 return 0;
         }
-        if (r == 0) {
+        e = fstab_find(&table, "/");
+        if (!e) {
                 log_debug("%s: no entry for /", config->fstab_path);
                 return 0;
         }
-        log_debug("%s: / is %s (%s)", config->fstab_path, spec, fstype);
+        log_debug("%s: / is %s (%s)", config->fstab_path, e->spec, e->fstype);
 
         /* fstab names devices by tag or absolute path; "tmpfs", "overlay", "server:/x" are not devices. */
-        enum spec_kind kind = spec_classify(spec);
+        enum spec_kind kind = spec_classify(e->spec);
         if (kind == SPEC_TAG || kind == SPEC_PATH)
-                return try_spec(g, ORIGIN_FSTAB, spec, fstype, "/", deadline);
-        return add_skipped(g, ORIGIN_FSTAB, spec, fstype);
+                return try_spec(g, ORIGIN_FSTAB, e->spec, e->fstype, "/", deadline);
+        return add_skipped(g, ORIGIN_FSTAB, e->spec, e->fstype);
 }
 
 int gather_root(struct gather_state *g, usec_t deadline, size_t *ret_root)

@@ -191,35 +191,6 @@ int mountinfo_superblock_read_only(const char *path, dev_t devno)
         return r;
 }
 
-int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype)
-{
-        _cleanup_free_ char *spec = NULL, *type = NULL;
-        struct mntent ent, *m;
-        char buf[8192];
-        FILE *f;
-
-        f = setmntent(path, "re");
-        if (!f)
-                return -errno;
-        /* The first "/" entry is the one mount(8) uses. */
-        do
-                m = getmntent_r(f, &ent, buf, sizeof(buf));
-        while (m && strcmp(m->mnt_dir, "/") != 0);
-        if (m) {
-                spec = strdup(m->mnt_fsname);
-                type = strdup(m->mnt_type);
-        }
-        endmntent(f);
-
-        if (!m)
-                return 0;
-        if (!spec || !type)
-                return -ENOMEM;
-        *ret_spec = TAKE_PTR(spec);
-        *ret_fstype = TAKE_PTR(type);
-        return 1;
-}
-
 int devno_to_path(dev_t devno, char **ret_path)
 {
         char *p = blockdev_node(devno);

@@ -35,9 +35,6 @@ int mountinfo_find_root(const char *path, dev_t *ret_devno, char **ret_fstype, c
  */
 int mountinfo_superblock_read_only(const char *path, dev_t devno);
 
-/* Finds the entry for "/" in an fstab file. 1 with new strings, 0 if none, or -errno. */
-int fstab_find_root(const char *path, char **ret_spec, char **ret_fstype);
-
 /*
  * Resolves a spec to the path of an existing device. kind is what
  * spec_classify() says, or SPEC_PATH for a path given on purpose (relative

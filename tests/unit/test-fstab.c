@@ -9,21 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fstab.h"
 #include "test.h"
 
-static const struct fstab_entry *entry_at(const struct fstab *t, const char *dir)
-{
-        for (size_t i = 0; i < t->n; i++)
-                if (t->entries[i].dir && strcmp(t->entries[i].dir, dir) == 0)
-                        return t->entries + i;
-        return NULL;
-}
-
 static enum fstab_skip skip_of(const struct fstab *t, const char *dir)
 {
-        const struct fstab_entry *e = entry_at(t, dir);
+        const struct fstab_entry *e = fstab_find(t, dir);
 
         check(e != NULL);
         return e ? fstab_entry_skip(e) : _FSTAB_SKIP_MAX;
@@ -57,15 +50,15 @@ static void test_debian(void)
         check_int(t.dropped, 0);
 
         check_int(skip_of(&t, "/"), FSTAB_ROOT);
-        check(entry_at(&t, "/")->read_only);
-        check_str(entry_at(&t, "/")->spec, "UUID=0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55");
+        check(fstab_find(&t, "/")->read_only);
+        check_str(fstab_find(&t, "/")->spec, "UUID=0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55");
         check_int(skip_of(&t, "/boot/firmware"), FSTAB_NOT_EXT);
         check_int(skip_of(&t, "/data"), FSTAB_READ);
-        check(entry_at(&t, "/data")->nofail);
-        check(!entry_at(&t, "/data")->read_only);
+        check(fstab_find(&t, "/data")->nofail);
+        check(!fstab_find(&t, "/data")->read_only);
         /* Made canonical: "//var/./" is /var. */
         check_int(skip_of(&t, "/var"), FSTAB_READ);
-        check_str(entry_at(&t, "/var")->fstype, "ext3");
+        check_str(fstab_find(&t, "/var")->fstype, "ext3");
         check_int(skip_of(&t, "/mnt/spare"), FSTAB_NOAUTO);
         check_int(skip_of(&t, "/home"), FSTAB_BIND);
         check_int(skip_of(&t, "/mnt/r"), FSTAB_BIND);
@@ -123,7 +116,7 @@ static void test_hostile(void)
         static const char junk[] =
                 "onlyone\n\xff\xfe\x01 \x02\n/dev/vdb /data\n/dev/vdd /ok ext4 defaults 0 2\n";
         check_int(fstab_parse(junk, sizeof(junk) - 1, &t), 0);
-        check(entry_at(&t, "/ok") != NULL);
+        check(fstab_find(&t, "/ok") != NULL);
         fstab_done(&t);
 
         /* More entries than kept: counted, not kept; and text past FSTAB_MAX_BYTES is not looked at. */
@@ -147,7 +140,7 @@ static void test_hostile(void)
         n += (size_t)snprintf(
                 big + n, size + 1 - n, " ext4 defaults 0 2\n/dev/vdc /var ext4 defaults 0 2\n");
         check_int(fstab_parse(big, n, &t), 0);
-        check(entry_at(&t, "/var") != NULL);
+        check(fstab_find(&t, "/var") != NULL);
         fstab_done(&t);
         free(big);
 }
@@ -194,7 +187,32 @@ static void test_canonical(void)
 
 static void test_file(void)
 {
+        char path[] = "/tmp/test-fstab.XXXXXX";
+        const struct fstab_entry *e;
         struct fstab t;
+        FILE *f;
+        int fd;
+
+        /* The entry for / that the root's search falls back on: the first, a space decoded. */
+        fd = mkstemp(path);
+        check(fd >= 0);
+        f = fdopen(fd, "w");
+        check(f != NULL);
+        fputs("# <file system> <mount point> <type> <options> <dump> <pass>\n"
+              "\n"
+              "proc /proc proc defaults 0 0\n"
+              "LABEL=my\\040root / ext4 errors=remount-ro 0 1\n"
+              "/dev/sdb1 / xfs defaults 0 0\n",
+                f);
+        fclose(f);
+        check_int(fstab_read_file(path, &t), 0);
+        e = fstab_find(&t, "/");
+        check(e != NULL);
+        check_str(e ? e->spec : NULL, "LABEL=my root");
+        check_str(e ? e->fstype : NULL, "ext4");
+        check(fstab_find(&t, "/nowhere") == NULL);
+        fstab_done(&t);
+        unlink(path);
 
         check_int(fstab_read_file("/nonexistent/fstab", &t), -ENOENT);
         fstab_done(&t);

@@ -151,28 +151,6 @@ static void test_mountinfo(void)
         check_int(mountinfo_find_root("/nonexistent/mountinfo", &devno, &type, &source), -ENOENT);
 }
 
-static void test_fstab(void)
-{
-        char *spec = NULL, *type = NULL;
-        const char *p;
-
-        p = write_file("fstab",
-                "# <file system> <mount point> <type> <options> <dump> <pass>\n"
-                "\n"
-                "proc /proc proc defaults 0 0\n"
-                "LABEL=my\\040root / ext4 errors=remount-ro 0 1\n"
-                "/dev/sdb1 / xfs defaults 0 0\n");
-        check_int(fstab_find_root(p, &spec, &type), 1);
-        check_str(spec, "LABEL=my root");
-        check_str(type, "ext4");
-        free(spec);
-        free(type);
-
-        p = write_file("fstab2", "# UNCONFIGURED FSTAB FOR BASE SYSTEM\n");
-        check_int(fstab_find_root(p, &spec, &type), 0);
-        check_int(fstab_find_root("/nonexistent/fstab", &spec, &type), -ENOENT);
-}
-
 static void test_resolve_path(void)
 {
         char *path = NULL;
@@ -261,7 +239,6 @@ int main(void)
         test_classify();
         test_udev_encode();
         test_mountinfo();
-        test_fstab();
         test_resolve_path();
         test_read_small_file();
         test_dir_remove();
