@@ -286,6 +286,8 @@ static void run_setup(const struct options *o, const struct policy *policy, stru
         run->config = (struct gather_config){
                 .devices = o->devices,
                 .n_devices = o->n_devices,
+                .root = o->root,
+                .mounts_fstab = o->fstab,
                 .cmdline = &o->cmdline,
                 .mountinfo_path = "/proc/self/mountinfo",
                 .fstab_path = "/etc/fstab",

@@ -164,54 +164,68 @@ restart:
         return 0;
 }
 
+/* The root's own /etc/fstab, from its disk. 0, -ENOMEM, or -errno (ignored). */
+static int read_root_fstab(struct gather_state *g, size_t root, struct fstab *ret, char **ret_from)
+{
+        const struct device_report *d = g->ev->devices + root;
+        _cleanup_free_ char *text = NULL;
+        struct file_read f;
+        int r;
+
+        if (d->sb.unknown_features) {
+                log_debug("%s: unknown incompatible features: its /etc/fstab not read", d->path);
+                return -EOPNOTSUPP;
+        }
+        text = malloc(FSTAB_MAX_BYTES);
+        if (!text)
+                return -ENOMEM;
+        r = superblock_read_file(g->open[root].fs, "/etc/fstab", text, FSTAB_MAX_BYTES, &f);
+        log_debug("%s: /etc/fstab: %s, %u block(s) asked for", d->path,
+                r == 0             ? "read"
+                        : f.reason ? f.reason
+                                   : strerror(-r),
+                f.blocks);
+        if (r < 0)
+                return r;
+        r = fstab_parse(text, f.got, ret);
+        if (r < 0)
+                return r;
+        return asprintf(ret_from, "/etc/fstab on %s", d->path) < 0 ? -ENOMEM : 0;
+}
+
 /*
- * The table of the filesystems mounted at boot: --fstab; else /etc/fstab, of the running system
- * when the root is the mounted /, else from the root's disk. 0, -ENOMEM, or -errno (ignored).
+ * The table of the filesystems mounted at boot: --fstab (when that file is not there, as in an
+ * initramfs built without it, what follows); else /etc/fstab, of the running system when the
+ * root is the mounted /, else from the root's disk. 0, -ENOMEM, or -errno (ignored).
  */
 static int read_mounts_table(struct gather_state *g, size_t root, struct fstab *ret)
 {
         const struct gather_config *config = g->config;
-        const struct device_report *d = g->ev->devices + root;
-        _cleanup_free_ char *text = NULL, *from = NULL;
-        struct file_read f;
-        int r;
+        const char *path = NULL;
+        char *from = NULL;
+        int r = -ENOENT;
 
         *ret = (struct fstab){ 0 };
-        if (config->mounts_fstab || (g->open[root].live && config->fstab_path)) {
-                const char *path = config->mounts_fstab ? config->mounts_fstab : config->fstab_path;
-
-                r = fstab_read_file(path, ret);
-                if (r < 0)
-                        return log_debug_errno(
-                                r, "Cannot read %s: %m: no filesystem but the root read", path);
-                from = strdup(path);
-        } else {
-                if (d->sb.unknown_features) {
-                        log_debug("%s: unknown incompatible features: its /etc/fstab not read", d->path);
-                        return 0;
-                }
-                text = malloc(FSTAB_MAX_BYTES);
-                if (!text)
-                        return -ENOMEM;
-                r = superblock_read_file(g->open[root].fs, "/etc/fstab", text, FSTAB_MAX_BYTES, &f);
-                log_debug("%s: /etc/fstab: %s, %u block(s) asked for", d->path,
-                        r == 0             ? "read"
-                                : f.reason ? f.reason
-                                           : strerror(-r),
-                        f.blocks);
-                if (r < 0)
-                        return r;
-                r = fstab_parse(text, f.got, ret);
-                if (r < 0)
-                        return r;
-                if (asprintf(&from, "/etc/fstab on %s", d->path) < 0)
-                        from = NULL;
+        if (config->mounts_fstab) {
+                r = fstab_read_file(path = config->mounts_fstab, ret);
+                if (r == -ENOENT)
+                        log_debug("%s: not there: the root's /etc/fstab read instead", path);
         }
-        if (!from)
-                return -ENOMEM;
-        g->ev->mounts_from = TAKE_PTR(from);
+        if (r == -ENOENT && g->open[root].live && config->fstab_path)
+                r = fstab_read_file(path = config->fstab_path, ret);
+        if (r == -ENOENT && !g->open[root].live)
+                r = read_root_fstab(g, root, ret, &from);
+        else if (r == 0 && !(from = strdup(path)))
+                r = -ENOMEM;
+        if (r < 0) {
+                if (r != -ENOMEM)
+                        log_debug_errno(
+                                r, "No table of the filesystems mounted at boot (%m): the root alone read");
+                return r;
+        }
+        g->ev->mounts_from = from;
         if (ret->dropped)
-                log_debug("%s: %zu entries past the first %d passed over", g->ev->mounts_from, ret->dropped,
+                log_debug("%s: %zu entries past the first %d passed over", from, ret->dropped,
                         FSTAB_MAX_ENTRIES);
         return 0;
 }

@@ -17,7 +17,8 @@ static void help(void)
         printf("Usage: clockfix [COMMAND] [OPTIONS]\n"
                "\n"
                "Sets the clock of a board without a battery-backed RTC from the times its\n"
-               "ext2/3/4 root filesystem recorded, read-only, before anything mounts it.\n"
+               "ext2/3/4 filesystems recorded (the root and the local ones of its fstab),\n"
+               "read-only, before anything mounts them.\n"
                "\n"
                "Commands:\n"
                "  status               show the times on disk, the clock and the decision (default)\n"
@@ -32,6 +33,10 @@ static void help(void)
                "  -d, --device=PATH    read this block device or image file (repeatable);\n"
                "                       default: root= of the kernel command line, else the\n"
                "                       filesystem mounted at /, else the / entry of /etc/fstab\n"
+               "      --root=DEVICE    the root device as an initramfs found it (a path or a tag),\n"
+               "                       tried before root=; a device list still replaces the search\n"
+               "      --fstab=FILE     the table of the filesystems mounted at boot, besides the\n"
+               "                       root (default: the root's own /etc/fstab)\n"
                "      --cmdline=FILE   read root= from FILE instead of /proc/cmdline\n"
                "      --config=FILE    read settings from FILE instead of " CLOCKFIX_CONF_PATH "\n"
                "      --wait=SECONDS   wait up to SECONDS for the device to appear (default 0,\n"
@@ -107,6 +112,7 @@ enum {
         ARG_VERSION,
         ARG_BACKGROUND,
         ARG_PID_FILE,
+        ARG_ROOT,
         ARG_SETTING = 0x200,
 };
 
@@ -127,6 +133,8 @@ static const struct option longopts[] = {
         { "timeout", required_argument, NULL, ARG_SETTING + SETTING_TIMEOUT },
         { "stay", no_argument, NULL, ARG_SETTING + SETTING_STAY },
         { "state-dir", required_argument, NULL, ARG_SETTING + SETTING_STATE_DIR },
+        { "root", required_argument, NULL, ARG_ROOT },
+        { "fstab", required_argument, NULL, ARG_SETTING + SETTING_FSTAB },
         { "background", no_argument, NULL, ARG_BACKGROUND },
         { "pid-file", required_argument, NULL, ARG_PID_FILE },
         { "dry-run", no_argument, NULL, 'n' },
@@ -187,6 +195,11 @@ static int option_apply(struct options *o, int c, char *argv[])
                 return option_setting(o, SETTING_DEVICE, optarg);
         case ARG_CMDLINE:
                 o->cmdline.path = optarg;
+                return 0;
+        case ARG_ROOT:
+                if (optarg[0] == '\0')
+                        return log_error_errno(EINVAL, "--root: empty device name");
+                o->root = optarg;
                 return 0;
         case ARG_CONFIG:
                 o->config_path = optarg;

@@ -29,6 +29,7 @@ static const char *const setting_names[_SETTING_MAX] = {
         [SETTING_TIMEOUT] = "timeout",
         [SETTING_STAY] = "stay",
         [SETTING_STATE_DIR] = "state-dir",
+        [SETTING_FSTAB] = "fstab",
 };
 
 const char *setting_name(enum setting s)
@@ -47,6 +48,8 @@ void options_done(struct options *o)
         o->ntp_unit = NULL;
         free(o->state_dir);
         o->state_dir = NULL;
+        free(o->fstab);
+        o->fstab = NULL;
         free(o->cmdline.text);
         o->cmdline.text = NULL;
 }
@@ -238,20 +241,22 @@ static int setting_ntp_unit(
         return 0;
 }
 
-/* state-dir: an absolute path, or "" for the default. */
-static int setting_state_dir(struct options *o, const char *value, const char **ret_reason)
+/*
+ * state-dir, fstab: an absolute path with room for room more bytes, or "" for the default, into
+ * *slot.
+ */
+static int setting_path(char **slot, const char *value, size_t room, const char **ret_reason)
 {
         char *copy = NULL;
 
-        if (value[0] != '\0' &&
-                (value[0] != '/' || strlen(value) + sizeof("/future-times.new") > PATH_MAX)) {
+        if (value[0] != '\0' && (value[0] != '/' || strlen(value) + room >= PATH_MAX)) {
                 *ret_reason = "not an absolute path";
                 return -EINVAL;
         }
         if (value[0] != '\0' && !(copy = strdup(value)))
                 return -ENOMEM;
-        free(o->state_dir);
-        o->state_dir = copy;
+        free(*slot);
+        *slot = copy;
         return 0;
 }
 
@@ -282,7 +287,10 @@ int setting_parse(
         case SETTING_NTP_UNIT:
                 return setting_ntp_unit(o, value, ret_reason, ret_hint);
         case SETTING_STATE_DIR:
-                return setting_state_dir(o, value, ret_reason);
+                /* The record is written as DIR/future-times.new first. */
+                return setting_path(&o->state_dir, value, sizeof("/future-times.new") - 1, ret_reason);
+        case SETTING_FSTAB:
+                return setting_path(&o->fstab, value, 0, ret_reason);
         default:
                 return -EINVAL;
         }

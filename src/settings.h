@@ -38,6 +38,7 @@ enum setting {
         SETTING_TIMEOUT,
         SETTING_STAY,
         SETTING_STATE_DIR,
+        SETTING_FSTAB,
         _SETTING_MAX,
 };
 
@@ -70,6 +71,10 @@ struct options {
         usec_t timeout;       /* daemon: how long to wait for NTP; 0: no limit */
         bool stay;            /* daemon: keep the stamp fresh after NTP synchronised */
         char *state_dir;      /* the record's directory on the running system (owned); NULL: the default */
+        /* The table of the filesystems mounted at boot, on the running system (owned); NULL: the root's own
+         */
+        char *fstab;
+        const char *root; /* --root: the root device as the initramfs found it (argv's string), or NULL */
         unsigned char origin[_SETTING_MAX]; /* enum setting_origin of each setting's value */
         unsigned origin_line[_SETTING_MAX]; /* for FROM_FILE: the line of config_path */
         bool boot;            /* --boot: honour clockfix= parameters on the kernel command line */

@@ -9,18 +9,24 @@
 
 # install/clockfix: build() adds the binary and the runtime hook; help() says what it is.
 out=$(env -u CLOCKFIX bash -c 'add_binary() { echo "add_binary $*"; }; add_runscript() { echo add_runscript; }
-        . "$1"; build; help' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix")
+        add_file() { echo "add_file $*"; }; . "$1"; build; help' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix")
 assert_match "$out" "^add_binary /.*/sbin/clockfix /usr/bin/clockfix$" "install: binary (the installed one)"
 assert_match "$out" "^add_runscript$" "install: runtime hook"
+# The table of the filesystems mounted at boot, baked in where the runtime hook passes it.
+if [ -f /etc/fstab ]; then
+        assert_match "$out" "^add_file /etc/fstab /etc/clockfix/fstab$" "install: a copy of /etc/fstab"
+else
+        [[ "$out" != *"add_file /etc/fstab"* ]] || fail "install: a copy of an /etc/fstab that is not there"
+fi
 
 assert_match "$out" "Sets the clock" "install: help"
-out=$(CLOCKFIX=/opt/clockfix bash -c 'add_binary() { echo "add_binary $*"; }; add_runscript() { :; }
+out=$(CLOCKFIX=/opt/clockfix bash -c 'add_binary() { echo "add_binary $*"; }; add_runscript() { :; }; add_file() { :; }
         . "$1"; build' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix")
 assert_eq "$out" "add_binary /opt/clockfix /usr/bin/clockfix" "install: CLOCKFIX overrides"
 # libblkid, which a dynamic clockfix loads with dlopen(): added by name; not for a static one.
 add() {
         CLOCKFIX=$1 bash -c 'add_binary() { echo "add_binary $*"; }; add_runscript() { :; }; warning() { echo "warning $*"; }
-                . "$1"; build' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix"
+                add_file() { :; }; . "$1"; build' sh "$BUILDDIR/initramfs/mkinitcpio/install/clockfix"
 }
 # (In a cross build, this machine's ldd cannot read the target's clockfix: a dynamic program of
 # this machine stands for it, as the hook is the same shell on every architecture.)
@@ -47,7 +53,7 @@ chmod 755 "$root/usr/bin/clockfix"
 chroot "$root" /bin/busybox sh -c '. /hooks/clockfix; run_hook; echo "hook returned $?"' >"$TMP/out" 2>&1 ||
         fail "the hook failed: $(cat "$TMP/out")"
 assert_eq "$(cat "$TMP/out")" "hook returned 0" "runtime: the boot goes on"
-assert_eq "$(cat "$root/tmp/calls")" "set --boot --wait 10" "runtime: how clockfix is called"
+assert_eq "$(cat "$root/tmp/calls")" "set --boot --wait 10 --fstab /etc/clockfix/fstab" "runtime: how clockfix is called"
 # Without clockfix in the image, the hook does nothing and does not fail.
 rm "$root/usr/bin/clockfix"
 chroot "$root" /bin/busybox sh -c '. /hooks/clockfix; run_hook; echo "hook returned $?"' >"$TMP/out" 2>&1

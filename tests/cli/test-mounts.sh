@@ -88,6 +88,43 @@ cfm "$root,$var" status
 assert_match "$OUT" "Device $DEV \(/var of /etc/fstab on $root LABEL=cfxvar$$\)" "var: status names the fstab entry"
 assert_match "$OUT" "superblock:last_check .* in the future at the last sync" "var: status passes it over"
 
+# --fstab: the copy an initramfs hook bakes, read instead of the root's own, which saves its
+# lookup on the disk; not there, the root's own is read after all.
+printf 'LABEL=cfxvar%s /var ext4 defaults 0 2\n' $$ >"$TMP/baked"
+cfm "$root,$var" status --json --fstab "$TMP/baked"
+assert_eq "$(jqo .mounts_from)" "$TMP/baked" "--fstab: the table given"
+assert_eq "$(jqo '.devices[1].mount_dir')" /var "--fstab: /var read"
+cfm "$root,$var" set --dry-run -v --fstab "$TMP/baked"
+baked=$(sed -n "s|^<7>clockfix: $root: \([0-9]*\) bytes read from it in all$|\1|p" <<<"$ERR")
+cfm "$root,$var" set --dry-run -v
+ondisk=$(sed -n "s|^<7>clockfix: $root: \([0-9]*\) bytes read from it in all$|\1|p" <<<"$ERR")
+[ -n "$baked" ] && [ -n "$ondisk" ] && [ "$baked" -lt "$ondisk" ] ||
+        fail "--fstab: the root's reads with the copy ($baked bytes) not fewer than with its lookup ($ondisk)"
+cfm "$root,$var" status --json --fstab "$TMP/no-such-fstab"
+assert_eq "$(jqo .mounts_from)" "/etc/fstab on $root" "--fstab not there: the root's own"
+cfm "$root" status --fstab relative/fstab
+assert_eq "$RC" 2 "--fstab relative: exit"
+assert_match "$ERR" "--fstab: not an absolute path" "--fstab relative: said"
+# fstab = in clockfix.conf does the same.
+printf 'fstab = %s\n' "$TMP/baked" >"$TMP/conf"
+printf 'root=%s\n' "$root" >"$TMP/cmdline"
+cf status --json --cmdline "$TMP/cmdline" --config "$TMP/conf" --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$(jqo .mounts_from)" "$TMP/baked" "fstab = in the file"
+
+# --root: the root device as an initramfs found it, tried before root= (which names another here);
+# a device list still replaces the whole search.
+mkimg "$TMP/other.img" "$W" 8M -t ext4
+cfm "$root,$var,$TMP/other.img" status --json --root "$root" --cmdline /dev/null
+assert_eq "$(jqo '[.devices[] | .origin] | join(" ")')" "root mount" "--root: the root, then /var"
+printf 'root=%s\n' "$TMP/other.img" >"$TMP/cmdline.other"
+cf status --json --root "$root" --cmdline "$TMP/cmdline.other" "${POLICY[@]}"
+assert_eq "$(jqo '.devices[0].device + " " + .devices[0].origin')" "$root root" "--root before root="
+printf 'device = %s\n' "$TMP/other.img" >"$TMP/conf.device"
+cf status --json --root "$root" --config "$TMP/conf.device" --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$(jqo '[.devices[] | .device] | join(" ")')" "$TMP/other.img" "device = beats --root"
+cf status --root ""
+assert_eq "$RC" 2 "--root empty: exit"
+
 # --device replaces the search: no fstab read, and the stamps are the device's own.
 cf status --json --device "$root" "${POLICY[@]}"
 assert_eq "$(jqo '.devices | length')" 1 "--device: one device"

@@ -76,5 +76,5 @@ assert_eq "$(iprop After)" initrd-root-device.target "initrd: After"
 for u in systemd-fsck-root.service sysroot.mount initrd-root-fs.target; do
         assert_match " $(iprop Before) " " $u " "initrd: Before=$u"
 done
-assert_eq "$(iprop ExecStart)" "/usr/sbin/clockfix set --boot --wait 5" "initrd: ExecStart"
+assert_eq "$(iprop ExecStart)" "/usr/sbin/clockfix set --boot --wait 5 --fstab /etc/clockfix/fstab" "initrd: ExecStart"
 echo ok

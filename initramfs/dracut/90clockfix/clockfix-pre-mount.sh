@@ -3,5 +3,6 @@
 # dracut pre-mount hook (sourced by the shell initrd's init): the root device exists and is not
 # mounted yet: set the clock from it. Never fails the boot.
 if [ -x /usr/sbin/clockfix ]; then
-        /usr/sbin/clockfix set --boot --wait 5 || :
+        # The filesystems of fstab: the copy made with the initrd (without it, the root's own).
+        /usr/sbin/clockfix set --boot --wait 5 --fstab /etc/clockfix/fstab || :
 fi
