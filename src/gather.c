@@ -175,9 +175,11 @@ static size_t mounts_first(const struct evidence *ev)
  * Where the record for device i is read, and the path there: on the filesystem that holds it
  * (each device of --device on its own; for the root and its mounts, the links on the way
  * followed, once), or, with --state-dir, on the running system (then the first device of the
- * root and its mounts stands for it). SIZE_MAX when none can be.
+ * root and its mounts stands for it); with look_up false, never looked up for this. SIZE_MAX
+ * when none can be.
  */
-static size_t record_holder(struct gather_state *g, size_t i, const char **ret_path, const char **ret_inner)
+static size_t record_holder(
+        struct gather_state *g, size_t i, bool look_up, const char **ret_path, const char **ret_inner)
 {
         const struct evidence *ev = g->ev;
         size_t first = mounts_first(ev);
@@ -189,7 +191,7 @@ static size_t record_holder(struct gather_state *g, size_t i, const char **ret_p
                 return i;
         if (!g->config->record_on_root)
                 return first;
-        if (!g->placed_record && first != SIZE_MAX) {
+        if (look_up && !g->placed_record && first != SIZE_MAX) {
                 if (path_place(g, first, g->config->record_path, &g->record_at) < 0)
                         log_debug_errno(g->record_at.error, "%s: not looked up: %s", g->config->record_path,
                                 g->record_at.reason ? g->record_at.reason : "%m");
@@ -242,7 +244,7 @@ static int gather_record(struct gather_state *g)
 
                 if (!ev->devices[i].have_sb || !record_wanted(g->config, ev->devices + i))
                         continue;
-                h = record_holder(g, i, &path, &inner);
+                h = record_holder(g, i, true, &path, &inner);
                 if (h == SIZE_MAX || ev->devices[h].have_record)
                         continue;
                 int r = read_record(g, h, path, inner);
@@ -256,7 +258,8 @@ static int gather_record(struct gather_state *g)
 static const struct record *record_of(struct gather_state *g, size_t i)
 {
         const char *path, *inner;
-        size_t h = record_holder(g, i, &path, &inner);
+        /* Not looked up for this: where it was, if it was. */
+        size_t h = record_holder(g, i, false, &path, &inner);
 
         return h != SIZE_MAX && g->ev->devices[h].have_record ? &g->ev->devices[h].record : NULL;
 }
