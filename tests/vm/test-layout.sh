@@ -13,8 +13,8 @@
 # (b) A /var of its own (an ext4 in fstab) with sysvinit (no systemd), holding clockfix's stamp,
 #     timesyncd's clock file and the record of times in the future, which lists /var's last check
 #     time, 10 years ahead: the hook sets the clock from clockfix's stamp, passing the recorded
-#     time over; the init script finds the clock set; `clockfix status` on the running system says
-#     the same.
+#     time over; the init script finds the clock set; `clockfix status` on the running system
+#     reads /var live, its stamp there, and passes the recorded time over too.
 # (c) An overlay root by Debian's overlayroot (overlayroot=tmpfs: a tmpfs upper layer), systemd:
 #     the clock is at the image's time plus the margin, and `clockfix status` says the clock can be
 #     no better than the image's time.
@@ -272,6 +272,7 @@ echo "CLOCKFIX-TEST var=$(awk '$2 == "/var" { print $3 }' /proc/mounts)"
 echo "CLOCKFIX-TEST lsb=$?"
 echo "STATUS $(@CLOCKFIX@ status 2>&1 | tr '\n' '|')"
 echo "JSON $(@CLOCKFIX@ status --json 2>/dev/null | tr -d '\n')"
+echo "CLOCKFIX-TEST after_status=$(date +%s)"
 echo "CLOCKFIX-TEST done=1"
 setsid sh -c 'sleep 1; poweroff' </dev/null >/dev/null 2>&1 &
 SH
@@ -297,10 +298,17 @@ SH
         between "(b) the clock late in the boot" "$(marker after)" "$set_to" $((set_to + $(vm_boot_s)))
         assert_match "$CONSOLE" "is already at or past $(iso $((stamp + 1)))" "(b) the init script found the clock set"
         assert_eq "$(marker lsb)" 0 "(b) the daemon runs (the script's status)"
-        # clockfix status on the running system, /var mounted: the same estimate, the recorded time
-        # passed over.
+        # clockfix status on the running system, /var mounted and written by this boot: /var read
+        # live as an entry of fstab, its stamp found there, the estimate the newest write (at or
+        # after the stamp, at most the clock once status was done), the recorded time passed over.
         status=$(grep -a '^JSON ' <<<"$CONSOLE" | tail -n 1 | cut -d' ' -f2-)
-        assert_eq "$(jq -r .estimate <<<"$status" 2>/dev/null)" "$stamp" "(b) the estimate of status on the running system"
+        local vardev estimate
+        vardev=$(jq -r '.devices[] | select(.mount_dir == "/var" and .origin == "mount") | .device' <<<"$status" 2>/dev/null)
+        [ -n "$vardev" ] || fail "(b) status: /var not read as an entry of fstab: $status"
+        assert_eq "$(jq -r '[.sources[] | select(.source == "file:/var/lib/clockfix/clock")] | first | .device' <<<"$status")" \
+                "$vardev" "(b) status: clockfix's stamp read on /var"
+        estimate=$(jq -r .estimate <<<"$status" 2>/dev/null)
+        between "(b) the estimate of status on the running system" "$estimate" "$stamp" "$(marker after_status)"
         assert_eq "$(jq -r '[.sources[] | select(.source == "superblock:last_check" and .time == '$((stamp + AHEAD))') | .verdict][0]' \
                 <<<"$status" 2>/dev/null)" future_at_last_sync "(b) status: /var's recorded last check time"
 }
