@@ -58,6 +58,7 @@ void evidence_free(struct evidence *ev)
         }
         free(ev->devices);
         free(ev->mounts_from);
+        free(ev->deployment);
         free(ev->candidates);
         *ev = (struct evidence){ 0 };
 }

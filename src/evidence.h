@@ -69,8 +69,9 @@ struct device_report {
 struct evidence {
         struct device_report *devices;
         size_t n_devices;
-        char *mounts_from; /* where the table of the other filesystems was read ("/etc/fstab on /dev/vda"),
-                              or NULL */
+        /* Where the table of the other filesystems was read ("/etc/fstab on /dev/vda"), or NULL. */
+        char *mounts_from;
+        char *deployment;             /* OSTree: the deployment read as / on the root's disk, or NULL */
         struct candidate *candidates; /* point into devices[].path: keep devices while in use */
         size_t n_candidates;
 };

@@ -13,9 +13,10 @@ struct gather_config;
 
 /* Where a path is at boot, the symbolic links on the way followed through the mounts. */
 struct place {
-        size_t device;      /* the device read that holds it, or SIZE_MAX when none does */
-        char path[4096];    /* the path on the running system, the links on the way followed */
-        const char *inner;  /* into path: the same from the root of device */
+        size_t device;     /* the device read that holds it, or SIZE_MAX when none does */
+        char path[4096];   /* the path on the running system, the links on the way followed */
+        const char *inner; /* the same from the root of device (into path, or inner_path) */
+        char inner_path[4096];
         int error;          /* 0, or why the links could not be followed (see path_place()) */
         const char *reason; /* for an error: what is wrong (static), or NULL */
 };
@@ -35,7 +36,10 @@ struct gather_state {
         } * open;
         /* For the root and its mounts: where each stamp file and the record are, once looked up. */
         bool placed_stamps, placed_record;
-        struct place stamps_at[_STAMP_MAX], record_at;
+        struct place stamps_at[_STAMP_MAX], record_at, scratch;
+        /* OSTree: the deployment that is / on device deployment_of, and its /var there; else NULL. */
+        size_t deployment_of;
+        char *deployment, *deployment_var;
 };
 
 /*
@@ -47,12 +51,13 @@ int try_spec(struct gather_state *g, enum origin origin, const char *spec, const
         const char *mount_dir, usec_t deadline);
 
 /*
- * The device that holds path at boot, as seen from device self, and in *ret_inner the path on it
- * from its own root: for a device of --device, itself; else the device of the longest mount
- * directory that holds path. SIZE_MAX when that device could not be read: a /var that could not
+ * The device that holds path at boot, as seen from device self, and in inner (size bytes) the path
+ * on it from its own root: for a device of --device, itself; else the device of the longest mount
+ * directory that holds path (on an OSTree root read from its disk, in the deployment, or the
+ * stateroot's /var). SIZE_MAX when that device could not be read: a /var that could not
  * be read is not looked for on the root, where its mount point is an empty directory.
  */
-size_t path_holder(const struct evidence *ev, size_t self, const char *path, const char **ret_inner);
+size_t path_holder(const struct gather_state *g, size_t self, const char *path, char *inner, size_t size);
 
 /*
  * Where path is at boot, as seen from device self: for a device of --device, on itself, as it

@@ -33,25 +33,37 @@ static bool dir_holds(const char *dir, const char *path)
         return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-size_t path_holder(const struct evidence *ev, size_t self, const char *path, const char **ret_inner)
+size_t path_holder(const struct gather_state *g, size_t self, const char *path, char *inner, size_t size)
 {
+        const struct evidence *ev = g->ev;
         size_t holder = SIZE_MAX, best = 0;
+        const char *rest = path;
+        int n;
 
-        *ret_inner = path;
-        if (!ev->devices[self].mount_dir)
-                return self;
-        for (size_t i = 0; i < ev->n_devices; i++) {
+        bool own = !ev->devices[self].mount_dir;
+
+        if (own)
+                holder = self;
+        for (size_t i = 0; !own && i < ev->n_devices; i++) {
                 const char *dir = ev->devices[i].mount_dir;
-                size_t n = dir ? strlen(dir) : 0;
+                size_t len = dir ? strlen(dir) : 0;
 
                 /* The first of two entries for one directory, as the first is what the path is found in. */
-                if (!dir || !dir_holds(dir, path) || (holder != SIZE_MAX && n <= best))
+                if (!dir || !dir_holds(dir, path) || (holder != SIZE_MAX && len <= best))
                         continue;
                 holder = i;
-                best = n;
-                *ret_inner = strcmp(dir, "/") == 0 ? path : path + n;
+                best = len;
+                rest = strcmp(dir, "/") == 0 ? path : path + len;
         }
-        return holder != SIZE_MAX && ev->devices[holder].have_sb ? holder : SIZE_MAX;
+        if (holder == SIZE_MAX || !ev->devices[holder].have_sb)
+                return SIZE_MAX;
+        /* An OSTree root read from its disk: / is the deployment, /var the stateroot's. */
+        if (holder == g->deployment_of && g->deployment && !g->open[holder].live)
+                n = dir_holds("/var", path) ? snprintf(inner, size, "%s%s", g->deployment_var, path + 4)
+                                            : snprintf(inner, size, "%s%s", g->deployment, path);
+        else
+                n = snprintf(inner, size, "%s", rest);
+        return n >= 0 && (size_t)n < size ? holder : SIZE_MAX;
 }
 
 /* Symbolic links followed at most in a lookup through the mounts (the kernel's limit is 40). */
@@ -125,18 +137,18 @@ int path_place(const struct gather_state *g, size_t self, const char *path, stru
                 ret->inner = ret->path;
                 return 0;
         }
+        (void)ev;
 restart:
         /* Each name of the path in turn: a link among them is followed, wherever it leads. */
         for (end = 1; ret->path[end - 1] != '\0'; end++) {
-                const char *inner;
+                char prefix[PATH_MAX], inner[PATH_MAX];
                 size_t h;
                 int r;
 
                 if (ret->path[end] != '/' && ret->path[end] != '\0')
                         continue;
-                char prefix[PATH_MAX];
                 snprintf(prefix, sizeof(prefix), "%.*s", (int)end, ret->path);
-                h = path_holder(ev, self, prefix, &inner);
+                h = path_holder(g, self, prefix, inner, sizeof(inner));
                 if (h == SIZE_MAX)
                         break;
                 r = link_of(g, h, prefix, inner, target, sizeof(target), &ret->reason);
@@ -160,7 +172,8 @@ restart:
                 }
                 goto restart;
         }
-        ret->device = path_holder(ev, self, ret->path, &ret->inner);
+        ret->device = path_holder(g, self, ret->path, ret->inner_path, sizeof(ret->inner_path));
+        ret->inner = ret->inner_path;
         return 0;
 }
 
@@ -179,8 +192,11 @@ static int read_root_fstab(struct gather_state *g, size_t root, struct fstab *re
         text = malloc(FSTAB_MAX_BYTES);
         if (!text)
                 return -ENOMEM;
-        r = superblock_read_file(g->open[root].fs, "/etc/fstab", text, FSTAB_MAX_BYTES, &f);
-        log_debug("%s: /etc/fstab: %s, %u block(s) asked for", d->path,
+        char inner[PATH_MAX];
+        if (path_holder(g, root, "/etc/fstab", inner, sizeof(inner)) != root)
+                return -ENOENT;
+        r = superblock_read_file(g->open[root].fs, inner, text, FSTAB_MAX_BYTES, &f);
+        log_debug("%s: %s: %s, %u block(s) asked for", d->path, inner,
                 r == 0             ? "read"
                         : f.reason ? f.reason
                                    : strerror(-r),
@@ -190,7 +206,7 @@ static int read_root_fstab(struct gather_state *g, size_t root, struct fstab *re
         r = fstab_parse(text, f.got, ret);
         if (r < 0)
                 return r;
-        return asprintf(ret_from, "/etc/fstab on %s", d->path) < 0 ? -ENOMEM : 0;
+        return asprintf(ret_from, "%s on %s", inner, d->path) < 0 ? -ENOMEM : 0;
 }
 
 /*
@@ -268,12 +284,53 @@ static bool root_configured_ro(const struct gather_config *config, const struct 
         return config->cmdline && config->cmdline->text && cmdline_get(config->cmdline->text, "ro", &ro) > 0;
 }
 
+/*
+ * OSTree: the deployment that ostree= on the kernel command line boots ("/ostree/boot.1/OS/HASH/0",
+ * links to "/ostree/deploy/OS/deploy/CHECKSUM.0" on the root's disk), which is / at run time, its
+ * /var the stateroot's "/ostree/deploy/OS/var". Only for a root read from its disk: mounted, the
+ * running system resolves the paths itself. 0 or -ENOMEM.
+ */
+static int find_deployment(struct gather_state *g, size_t root)
+{
+        const struct kernel_cmdline *cmdline = g->config->cmdline;
+        _cleanup_free_ char *value = NULL;
+        struct place *p = &g->scratch;
+        char os[256], last[256];
+        int n = -1;
+
+        if (!cmdline || !cmdline->text || g->open[root].live)
+                return 0;
+        n = cmdline_get(cmdline->text, "ostree", &value);
+        if (n <= 0 || value[0] != '/')
+                return n < 0 ? -ENOMEM : 0;
+        n = -1;
+        if (path_place(g, root, value, p) < 0 || p->device != root) {
+                log_debug("ostree=%s: not found on %s: the root read as it is", value,
+                        g->ev->devices[root].path);
+                return 0;
+        }
+        if (sscanf(p->path, "/ostree/deploy/%255[^/]/deploy/%255[^/]%n", os, last, &n) != 2 || n < 0 ||
+                p->path[n] != '\0') {
+                log_debug("ostree=%s: %s is no deployment: the root read as it is", value, p->path);
+                return 0;
+        }
+        g->deployment_of = root;
+        g->deployment = strdup(p->path);
+        if (!g->deployment || asprintf(&g->deployment_var, "/ostree/deploy/%s/var", os) < 0)
+                return -ENOMEM;
+        log_debug("ostree=%s: the deployment %s, its /var %s", value, g->deployment, g->deployment_var);
+        return 0;
+}
+
 int gather_mounts(struct gather_state *g, size_t root, usec_t deadline)
 {
         _cleanup_(fstab_done) struct fstab table = { 0 };
         struct evidence *ev = g->ev;
         int r;
 
+        r = find_deployment(g, root);
+        if (r < 0)
+                return r;
         r = read_mounts_table(g, root, &table);
         if (r == -ENOMEM)
                 return r;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,8 +323,9 @@ static int read_stamps(struct gather_state *g, size_t i)
                 return r;
         /* A path whose links could not be followed: said on the device that holds it as named. */
         for (enum stamp s = 0; d->mount_dir && s < _STAMP_MAX; s++) {
-                const char *inner;
-                if (g->stamps_at[s].error != 0 && path_holder(g->ev, i, stamp_path(s), &inner) == i) {
+                char inner[PATH_MAX];
+                if (g->stamps_at[s].error != 0 &&
+                        path_holder(g, i, stamp_path(s), inner, sizeof(inner)) == i) {
                         d->stamps[s].error = g->stamps_at[s].error;
                         d->stamps[s].reason = g->stamps_at[s].reason;
                         d->stamps[s].time = 0;
@@ -519,7 +521,7 @@ int gather(const struct gather_config *config, struct evidence *ev)
         usec_t now = now_monotonic();
         /* Saturate: --wait 18446744073709 means "for ever", not a deadline in the past. */
         usec_t deadline = config->wait > USEC_INFINITY - now ? USEC_INFINITY : now + config->wait;
-        struct gather_state g = { .config = config, .ev = ev };
+        struct gather_state g = { .config = config, .ev = ev, .deployment_of = SIZE_MAX };
         uint64_t bytes = 0;
         int r = 0;
 
@@ -558,6 +560,8 @@ int gather(const struct gather_config *config, struct evidence *ev)
                 superblock_close(g.open[i].fs);
         }
         free(g.open);
+        free(g.deployment_var);
+        ev->deployment = g.deployment;
         if (r < 0) {
                 evidence_free(ev);
                 return r;

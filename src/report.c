@@ -362,6 +362,8 @@ void report_json(FILE *f, const struct status *s)
 
         fputs(",\"mounts_from\":", f);
         json_string(f, ev->mounts_from);
+        fputs(",\"deployment\":", f);
+        json_string(f, ev->deployment);
         fprintf(f, ",\"read_only\":%s", yes_no(evidence_read_only(ev)));
         fputs(",\"devices\":[", f);
         for (size_t i = 0; i < ev->n_devices; i++) {
@@ -506,6 +508,8 @@ static void text_device(FILE *f, const struct status *s, const struct device_rep
         if (device_notes(dev, problem, sizeof(problem))[0])
                 fprintf(f, "; %s", problem);
         fputc('\n', f);
+        if (dev->mount_dir && strcmp(dev->mount_dir, "/") == 0 && s->evidence->deployment)
+                fprintf(f, "  OSTree deployment %s: / on this filesystem\n", s->evidence->deployment);
         text_journal(f, dev);
         text_stamps(f, dev);
         text_record(f, s, dev);

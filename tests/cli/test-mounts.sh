@@ -8,6 +8,7 @@
 # - a root never written ("ro" in its fstab) beside a writable /data: /data's time wins; without
 #   /data, and with an overlay root (overlayroot=, boot=overlay), status says the clock can be no
 #   better than the image's time;
+# - OSTree: the deployment of ostree= read as /, its stateroot's /var;
 # - entries not read: noauto, bind mounts, network, tmpfs, vfat, swap; one with nofail that is
 #   missing is not waited for; --device still replaces the whole search;
 # - a hostile /etc/fstab on the root (binary, huge) changes nothing but itself.
@@ -239,6 +240,28 @@ root_image "$TMP/dev.img" "/dev/disk/by-label/x / ext4 defaults 0 1
 cfm "$TMP/dev.img" status --json
 assert_eq "$(jqo '.devices[0].files[] | select(.path == "/var/lib/clockfix/clock") | .error')" "not a regular file" \
         "links: to a device node"
+
+# --- OSTree (Fedora IoT, Torizon): ostree= on the kernel command line names the deployment that
+# is / (through a link), on the root's disk; /var is the stateroot's, on the same disk. Read from
+# the unmounted root, the stamp under /var and the deployment's fstab are found there.
+printf 'UUID=x / ext4 defaults 1 1\n%s /srv ext4 defaults 0 2\n' "$ldata" >"$TMP/os.fstab"
+osdir=ostree/deploy/tor/deploy/abc123.0
+root_image "$TMP/os.img" "" "rm etc/fstab" "mkdir ostree" "mkdir ostree/deploy" "mkdir ostree/deploy/tor" \
+        "mkdir ostree/deploy/tor/deploy" "mkdir $osdir" "mkdir $osdir/etc" "write $TMP/os.fstab $osdir/etc/fstab" \
+        "mkdir $osdir/var" "mkdir ostree/deploy/tor/var" "mkdir ostree/deploy/tor/var/lib" \
+        "mkdir ostree/deploy/tor/var/lib/clockfix" "write /dev/null ostree/deploy/tor/var/lib/clockfix/clock" \
+        "sif ostree/deploy/tor/var/lib/clockfix/clock mtime @$((W + 6000))" \
+        "mkdir ostree/boot.1" "mkdir ostree/boot.1/tor" "mkdir ostree/boot.1/tor/0123" \
+        "symlink ostree/boot.1/tor/0123/0 ../../../deploy/tor/deploy/abc123.0"
+EXTRA_CMDLINE="ostree=/ostree/boot.1/tor/0123/0" cfm "$TMP/os.img,$ldata" status --json
+assert_eq "$RC" 0 "ostree: exit"
+assert_eq "$(jqo .deployment)" "/$osdir" "ostree: the deployment"
+assert_eq "$(jqo .mounts_from)" "/$osdir/etc/fstab on $TMP/os.img" "ostree: the deployment's fstab"
+assert_eq "$(jqo '.devices[1].mount_dir')" /srv "ostree: its entries read"
+assert_eq "$(src file:/var/lib/clockfix/clock "$TMP/os.img" .time)" $((W + 6000)) "ostree: the stamp in the stateroot's /var"
+EXTRA_CMDLINE="ostree=/ostree/boot.1/tor/0123/9" cfm "$TMP/os.img" status --json
+assert_eq "$(jqo .deployment)" null "ostree: a deployment not there: the root as it is"
+assert_eq "$(jqo .mounts_from)" null "ostree: a deployment not there: no fstab at the top"
 
 # --- Hostile tables: binary, and larger than any fstab.
 head -c 20000 /dev/urandom >"$TMP/junk"

@@ -108,7 +108,7 @@ static void test_json(void)
                 "\"device\":\"/dev/vda\",\"target\":1800000001,\"action\":\"set\",\"clock_implausible\":false,"
                 "\"clock_synchronized\":false,"
                 "\"floor\":1700000000,\"floor_source\":\"build time\",\"not_after\":2700000000,"
-                "\"margin_usec\":1000000,\"ntp_synchronized\":false,\"mounts_from\":null,\"read_only\":false,"
+                "\"margin_usec\":1000000,\"ntp_synchronized\":false,\"mounts_from\":null,\"deployment\":null,\"read_only\":false,"
                 "\"devices\":[{\"device\":\"/dev/vda\",\"spec\":\"LABEL=root\",\"origin\":\"cmdline\","
                 "\"mount_dir\":null,\"read_only\":false,\"readable\":true,\"error\":null,\"fstype\":\"ext4\","
                 "\"uuid\":\"0b1c1f54-2c2f-4c41-8a8c-3f6c1f0a2f55\",\"label\":\"root\",\"checksum_bad\":false,"
