@@ -2,7 +2,6 @@
 /* fstab: the filesystems a system mounts at boot, as its /etc/fstab lists them */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "file-util.h"
 #include "fstab.h"
 #include "rootdev.h"
 
@@ -129,25 +129,14 @@ int fstab_parse(const char *text, size_t size, struct fstab *ret)
 
 int fstab_read_file(const char *path, struct fstab *ret)
 {
-        char text[FSTAB_MAX_BYTES];
-        _cleanup_close_ int fd = -1;
-        size_t got = 0;
+        _cleanup_free_ char *text = NULL;
+        int r;
 
         *ret = (struct fstab){ 0 };
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        while (got < sizeof(text)) {
-                ssize_t n = read(fd, text + got, sizeof(text) - got);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                got += (size_t)n;
-        }
-        return fstab_parse(text, got, ret);
+        r = read_small_file(path, &text);
+        if (r < 0)
+                return r;
+        return fstab_parse(text, strlen(text), ret);
 }
 
 void fstab_done(struct fstab *f)

@@ -313,6 +313,30 @@ uint64_t superblock_bytes_read(struct struct_ext2_filsys *fs)
 #define TEXT(x)     TEXT_OF(x)
 #define BUDGET_TEXT TEXT(SUPERBLOCK_FILE_BUDGET)
 
+/*
+ * The inode at path on fs, from its root: ext2fs_namei() follows links in the directories on the
+ * way (absolute ones from this filesystem's root), not one in the last component, as O_NOFOLLOW
+ * on the running system. 0 or -errno, with ret->ino and, for an error, ret->reason.
+ */
+static int find_inode(ext2_filsys fs, const char *path, ext2_ino_t *ino, struct ext2_inode_large *inode,
+        struct file_read *ret)
+{
+        errcode_t e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+
+        if (e != 0) {
+                int r = errcode_to_errno(e);
+                if (r == -EIO)
+                        ret->reason = "cannot look it up (corrupt directory?)";
+                return r;
+        }
+        ret->ino = *ino;
+        if (ext2fs_read_inode_full(fs, *ino, (struct ext2_inode *)inode, sizeof(*inode)) != 0) {
+                ret->reason = "cannot read its inode";
+                return -EIO;
+        }
+        return 0;
+}
+
 /* superblock_read_file() without its budget. */
 static int read_file(ext2_filsys fs, const char *path, void *buf, size_t size, struct file_read *ret)
 {
@@ -321,23 +345,10 @@ static int read_file(ext2_filsys fs, const char *path, void *buf, size_t size, s
         ext2_ino_t ino = 0;
         unsigned got = 0;
         errcode_t e;
+        int r = find_inode(fs, path, &ino, &inode, ret);
 
-        /*
-         * ext2fs_namei(): links in the directories on the way are followed (absolute ones from this
-         * filesystem's root), one in the last component is not, as O_NOFOLLOW on the running system.
-         */
-        e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-        if (e != 0) {
-                int r = errcode_to_errno(e);
-                if (r == -EIO)
-                        ret->reason = "cannot look it up (corrupt directory?)";
+        if (r < 0)
                 return r;
-        }
-        ret->ino = ino;
-        if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
-                ret->reason = "cannot read its inode";
-                return -EIO;
-        }
         if (LINUX_S_ISLNK(inode.i_mode)) {
                 ret->reason = NOFOLLOW_REASON;
                 return -ELOOP;
@@ -413,20 +424,10 @@ static int link_at(ext2_filsys fs, const char *path, void *buf, size_t size, str
 {
         struct ext2_inode_large inode = { 0 };
         ext2_ino_t ino = 0;
-        errcode_t e;
+        int r = find_inode(fs, path, &ino, &inode, ret);
 
-        e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-        if (e != 0) {
-                int r = errcode_to_errno(e);
-                if (r == -EIO)
-                        ret->reason = "cannot look it up (corrupt directory?)";
+        if (r < 0)
                 return r;
-        }
-        ret->ino = ino;
-        if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)) != 0) {
-                ret->reason = "cannot read its inode";
-                return -EIO;
-        }
         if (!LINUX_S_ISLNK(inode.i_mode))
                 return 0;
         return read_link_target(fs, ino, &inode, buf, size, ret);
