@@ -22,18 +22,22 @@ struct place {
 };
 
 /*
+ * Beside each device: its open filesystem (NULL when the device could not be read), and its device
+ * number when it is mounted where it is read for, else 0 (see mounted_at()).
+ */
+struct open_fs {
+        struct struct_ext2_filsys *fs;
+        dev_t live;
+};
+
+/*
  * What gather keeps while it reads: the filesystems stay open from their superblock to their
  * stamp files and the record, which may be looked up on another one.
  */
 struct gather_state {
         const struct gather_config *config;
         struct evidence *ev;
-        /* Beside ev->devices: the open filesystem (NULL when the device could not be read), and its
-         * device number when it is mounted where it is read for, else 0 (see mounted_at()). */
-        struct open_fs {
-                struct struct_ext2_filsys *fs;
-                dev_t live;
-        } * open;
+        struct open_fs *open; /* beside ev->devices */
         /* For the root and its mounts: where each stamp file and the record are, once looked up. */
         bool placed_stamps, placed_record;
         struct place stamps_at[_STAMP_MAX], record_at, scratch;
