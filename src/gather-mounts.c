@@ -270,17 +270,19 @@ bool never_written(const struct gather_config *config, const struct device_repor
         return d->mount_dir ? configured_ro : r == 1;
 }
 
-/* Whether the root is configured never to be written: see device_report.read_only. */
-static bool root_configured_ro(const struct gather_config *config, const struct fstab *table)
+/* Whether the root is configured never to be written (read: the table was): see device_report.read_only. */
+static bool root_configured_ro(const struct gather_config *config, const struct fstab *table, bool read)
 {
         _cleanup_free_ char *ro = NULL;
 
         if (cmdline_overlay(config->cmdline))
                 return true;
+        if (!read)
+                return false; /* no table: not known */
         const struct fstab_entry *e = fstab_find(table, "/");
         if (e)
                 return e->read_only;
-        /* No entry for /: it stays as the kernel mounted it. */
+        /* No entry for / in the table: it stays as the kernel mounted it. */
         return config->cmdline && config->cmdline->text && cmdline_get(config->cmdline->text, "ro", &ro) > 0;
 }
 
@@ -335,7 +337,7 @@ int gather_mounts(struct gather_state *g, size_t root, usec_t deadline)
         if (r == -ENOMEM)
                 return r;
         ev->devices[root].read_only = never_written(
-                g->config, ev->devices + root, root_configured_ro(g->config, &table));
+                g->config, ev->devices + root, root_configured_ro(g->config, &table, r == 0));
         for (size_t i = 0; i < table.n; i++) {
                 const struct fstab_entry *e = table.entries + i;
                 enum fstab_skip why = fstab_entry_skip(e);
