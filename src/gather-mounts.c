@@ -270,14 +270,16 @@ bool never_written(const struct gather_config *config, const struct device_repor
         return d->mount_dir ? configured_ro : r == 1;
 }
 
-/* Whether the root is configured never to be written (read: the table was): see device_report.read_only. */
-static bool root_configured_ro(const struct gather_config *config, const struct fstab *table, bool read)
+/* Whether the root is configured never to be written (table_read: the table was): see
+ * device_report.read_only. */
+static bool root_configured_ro(
+        const struct gather_config *config, const struct fstab *table, bool table_read)
 {
         _cleanup_free_ char *ro = NULL;
 
         if (cmdline_overlay(config->cmdline))
                 return true;
-        if (!read)
+        if (!table_read)
                 return false; /* no table: not known */
         const struct fstab_entry *e = fstab_find(table, "/");
         if (e)
