@@ -145,7 +145,15 @@ int clock_watch_read(int fd)
         if (clock_gettime(CLOCK_REALTIME, &now) < 0)
                 return -errno;
         struct itimerspec far = { .it_value = { .tv_sec = now.tv_sec + (time_t)366 * 86400 } };
-        if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) < 0)
-                return -errno;
+        /*
+         * A step between the read and here is told by this call alone: it fails with ECANCELED, and
+         * the timer is set all the same (timerfd_create(2), NOTES). Taken for an error, that step was
+         * lost, and with it NTP's synchronisation when the step was NTP's.
+         */
+        if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) < 0) {
+                if (errno != ECANCELED)
+                        return -errno;
+                stepped = 1;
+        }
         return stepped;
 }

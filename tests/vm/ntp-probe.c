@@ -28,6 +28,7 @@
  */
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -176,9 +177,14 @@ static int watch(void)
                 struct timex tx = { .modes = 0 };
                 uint64_t n;
 
-                /* Cancelled when anyone sets the clock (a zero step too): re-armed a year away. */
+                /*
+                 * Cancelled when anyone sets the clock (a zero step too): re-armed a year away. A step
+                 * since the last read fails this call with ECANCELED, the timer set all the same
+                 * (timerfd_create(2), NOTES): the clocks below tell the step.
+                 */
                 far.it_value.tv_sec = clock_ns(CLOCK_REALTIME) / 1000000000 + 366 * 86400;
-                if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) < 0)
+                if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &far, NULL) < 0 &&
+                        errno != ECANCELED)
                         return perror("ntp-probe: timerfd_settime"), 1;
                 (void)poll(&p, 1, 20);
                 (void)read(fd, &n, sizeof(n));

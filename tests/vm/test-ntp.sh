@@ -120,13 +120,18 @@ for c in $CLIENTS; do
                 (VM_PID_FILE=$TMP/vm-pids VM_DEBIAN_TIMEOUT=$((VM_DEBIAN_TIMEOUT + WAIT)) \
                         vm_debian_boot "$c" "$TMP/initrd.gz" "$TMP/$c.img" "" && echo "$BOOT_MS" >"$TMP/$c.ms") &
                 bg=$!
+                # (ended before its QEMU and the test's directory, should the test fail first)
+                at_exit '[ -z "$bg" ] || { kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; }'
                 continue
         fi
         vm_debian_boot "$c" "$TMP/initrd.gz" "$TMP/$c.img" ""
         check "$c"
 done
 if [ -n "$bg" ]; then
-        wait "$bg" || fail "openntpd: the boot failed"
+        rc=0
+        wait "$bg" || rc=$?
+        bg=""
+        [ "$rc" -eq 0 ] || fail "openntpd: the boot failed"
         CONSOLE=$(tr -d '\r' <"$TMP/openntpd.console") BOOT_MS=$(cat "$TMP/openntpd.ms")
         check openntpd
 fi
