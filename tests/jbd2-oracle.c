@@ -12,7 +12,7 @@
 #include "be.h"
 #include "jbd2-oracle.h"
 
-/* The on-disk format, as in src/jbd2-block.c (and Linux's include/linux/jbd2.h). */
+/* The on-disk format, as in src/jbd2/jbd2-block.c (and Linux's include/linux/jbd2.h). */
 #define MAGIC                0xc03b3998u
 #define TYPE_DESCRIPTOR      1u
 #define TYPE_COMMIT          2u

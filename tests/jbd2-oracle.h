@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * jbd2-oracle: the newest plausible commit of a jbd2 journal, by reading every
- * block of its log. What src/jbd2-search.c must find, for the tests only:
+ * block of its log. What src/jbd2/jbd2-search.c must find, for the tests only:
  * slow (every block, in order), simple enough to be checked by eye.
  */
 #pragma once
@@ -17,11 +17,11 @@ struct jo_commit {
         bool found;
         uint32_t sequence;
         uint32_t block;
-        uint64_t time; /* microseconds, as src/jbd2-block.c reads h_commit_sec and h_commit_nsec; 0: none */
+        uint64_t time; /* microseconds, as src/jbd2/jbd2-block.c reads h_commit_sec and h_commit_nsec; 0: none */
 };
 
 struct jo_result {
-        /* The journal superblock, as src/jbd2-block.c parses it. */
+        /* The journal superblock, as src/jbd2/jbd2-block.c parses it. */
         uint32_t first, last, length, sequence, start, head;
         bool dirty;
         uint32_t max; /* the highest sequence number a commit may have to count */
@@ -40,7 +40,7 @@ struct jo_result {
  * plausibility window: a commit is plausible iff its time t != 0 and
  * floor <= t <= not_after. Returns 0 with *ret filled (free it with
  * jo_result_free()), or a negative errno when the journal superblock is not
- * one src/jbd2-block.c would use (-EMEDIUMTYPE, -EUCLEAN, -EOPNOTSUPP, a read error).
+ * one src/jbd2/jbd2-block.c would use (-EMEDIUMTYPE, -EUCLEAN, -EOPNOTSUPP, a read error).
  */
 int jo_scan(jo_read_fn read, void *userdata, uint32_t blocksize, uint64_t sb_block, uint64_t max_blocks,
         bool fast_commit, uint64_t floor, uint64_t not_after, struct jo_result *ret);

@@ -61,7 +61,7 @@ assert_eq "$READS" 1 "superblock only: reads"
 
 # The stamp lookups on a root as deep as a Debian one: every block they need (directories, inode
 # table blocks, group descriptors) read from the device once, though the three paths share /, /var
-# and /var/lib and libext2fs' own cache holds 8 blocks (src/iocache.c). --journal-budget 0: an
+# and /var/lib and libext2fs' own cache holds 8 blocks (src/disk/iocache.c). --journal-budget 0: an
 # empty journal would not let the lookups be skipped anyway, and the journal's reads stay out.
 tree=$TMP/tree
 mkdir -p "$tree/etc" "$tree/var/lib/private/systemd/timesync" "$tree/var/lib/clockfix" "$tree/usr/bin"

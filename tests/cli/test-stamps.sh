@@ -173,7 +173,7 @@ cf status --json --device "$TMP/small-inodes.img" "${POLICY[@]}"
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1796100000000000 "128-byte inode: seconds"
 
 # A case-folded filesystem, read by the static build, which leaves libext2fs' Unicode tables out
-# (src/nls-none.c): it opens, and the stamp files are found by their names all the same.
+# (src/disk/nls-none.c): it opens, and the stamp files are found by their names all the same.
 image "$TMP/casefold.img" -O casefold
 dumpe2fs -h "$TMP/casefold.img" 2>/dev/null | grep -q 'casefold' || fail "mke2fs made no case-folded filesystem"
 for bin in "$CLOCKFIX" "$CLOCKFIX_STATIC"; do

@@ -3,9 +3,9 @@
 
 #include <string.h>
 
-#include "cmdline.h"
+#include "basic/cmdline.h"
+#include "disk/rootdev.h"
 #include "fuzz.h"
-#include "rootdev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "conf.h"
+#include "basic/conf.h"
 #include "fuzz.h"
 
 static int handler(const char *key, const char *value, unsigned line, void *userdata)

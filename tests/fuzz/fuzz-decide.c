@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "decide.h"
+#include "core/decide.h"
 #include "fuzz.h"
 
 #define MAX_CANDIDATES 16

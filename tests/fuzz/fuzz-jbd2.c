@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "jbd2.h"
+#include "jbd2/jbd2.h"
 
 #define BLOCK 1024u
 

@@ -14,10 +14,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/record.h"
+#include "disk/stamps.h"
+#include "disk/superblock.h"
 #include "fuzz.h"
-#include "record.h"
-#include "stamps.h"
-#include "superblock.h"
 
 #define MAX_INPUT (2u << 20)
 #define MAX_IMAGE (8u << 20)

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "basic/utf8.h"
+#include "disk/parttable.h"
 #include "fuzz.h"
-#include "parttable.h"
-#include "utf8.h"
 
 #define HEADER_SIZE 18
 

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
+#include "core/record.h"
 #include "fuzz.h"
-#include "record.h"
 
 static void check_entries(const struct record *r)
 {

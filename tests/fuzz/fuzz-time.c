@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "basic/time-util.h"
+#include "disk/stamps.h"
 #include "fuzz.h"
-#include "stamps.h"
-#include "time-util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

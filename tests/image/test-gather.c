@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gather.h"
-#include "rootdev.h"
+#include "core/gather.h"
+#include "disk/rootdev.h"
 #include "test.h"
 
 #define T_WRITE 1800000600u

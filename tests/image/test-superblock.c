@@ -13,7 +13,7 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "superblock.h"
+#include "disk/superblock.h"
 #include "test.h"
 
 /* What `fingerprint` prints: changes on any write. */

@@ -3,8 +3,8 @@
 # Nothing in src/ fails or misreads a time after 2038 where time_t has 32 bits (Debian 12 armhf):
 # the program keeps the C library's default time_t (libext2fs' structs hold one), so no code may
 # call stat(), fstat(), lstat() or fstatat(), which fail with EOVERFLOW for a file dated after
-# 2038 there (file_stat() and file_fstat() of src/stat-util.h use statx()), nor hold a time in a
-# time_t, but a file built with a 64-bit one of its own (#define _TIME_BITS 64, as src/clock.c;
+# 2038 there (file_stat() and file_fstat() of src/basic/stat-util.h use statx()), nor hold a time in a
+# time_t, but a file built with a 64-bit one of its own (#define _TIME_BITS 64, as src/basic/clock.c;
 # it must not include libext2fs). Comments are not code: each file is read with its comments
 # removed by the compiler's own preprocessor, and its strings emptied.
 . "$SRCDIR/tests/lib-base.sh"
@@ -21,8 +21,10 @@ code() {
         gcc -fpreprocessed -dD -E -P -x c "$1" 2>/dev/null | sed -E 's/"([^"\\]|\\.)*"/""/g'
 }
 
+mapfile -t sources < <(find src -name '*.[ch]' | sort)
+[ ${#sources[@]} -gt 10 ] || fail "found only ${#sources[@]} sources in src/"
 bad=
-for f in src/*.c src/*.h; do
+for f in "${sources[@]}"; do
         c=$(code "$f") || fail "$f: cannot be read"
         hits=$(grep -nE "$STAT" <<<"$c" || true)
         [ -z "$hits" ] || bad+="$f: ${hits//$'\n'/; }"$'\n'

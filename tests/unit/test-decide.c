@@ -3,7 +3,7 @@
 
 #include <errno.h>
 
-#include "decide.h"
+#include "core/decide.h"
 #include "test.h"
 
 #define S(sec) ((usec_t)USEC_PER_SEC * (sec))

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fstab.h"
+#include "disk/fstab.h"
 #include "test.h"
 
 static enum fstab_skip skip_of(const struct fstab *t, const char *dir)

@@ -12,13 +12,13 @@
 #include <errno.h>
 #include <linux/rtnetlink.h>
 
-#include "clock.h"
-#include "conf.h"
-#include "handoff-report.h"
-#include "handoff-stamp.h"
-#include "handoff-sync.h"
-#include "handoff.h"
-#include "route.h"
+#include "basic/clock.h"
+#include "basic/conf.h"
+#include "daemon/handoff-report.h"
+#include "daemon/handoff-stamp.h"
+#include "daemon/handoff-sync.h"
+#include "daemon/handoff.h"
+#include "daemon/route.h"
 #include "test.h"
 
 #define S(sec) ((usec_t)USEC_PER_SEC * (sec))

@@ -20,7 +20,7 @@
 #include "jbd2-history.h"
 #include "jbd2-model.h"
 #include "jbd2-oracle.h"
-#include "jbd2.h"
+#include "jbd2/jbd2.h"
 #include "test.h"
 
 #define DEFAULT_COUNT 2500

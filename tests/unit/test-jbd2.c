@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "jbd2-model.h"
-#include "jbd2.h"
+#include "jbd2/jbd2.h"
 #include "test.h"
 
 #define T2000 946684800u  /* a reset RTC */

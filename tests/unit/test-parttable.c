@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "parttable.h"
+#include "disk/parttable.h"
 #include "test.h"
 
 #define DISK_SIZE (64 * 1024)

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "core/record.h"
 #include "test.h"
 
 #define S(sec) ((usec_t)USEC_PER_SEC * (sec))

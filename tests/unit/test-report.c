@@ -3,7 +3,7 @@
 
 #include <errno.h>
 
-#include "report.h"
+#include "cli/report.h"
 #include "test.h"
 
 /* What is written to f between capture_open() and capture_close(), which returns it (free it). */

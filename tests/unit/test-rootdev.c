@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmdline.h"
-#include "file-util.h"
-#include "rootdev.h"
+#include "basic/cmdline.h"
+#include "basic/file-util.h"
+#include "disk/rootdev.h"
 #include "test.h"
 
 static void check_root(const char *cmdline, const char *expected)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stamps.h"
+#include "disk/stamps.h"
 #include "test.h"
 
 #define S(sec) ((usec_t)USEC_PER_SEC * (sec))

@@ -3,8 +3,8 @@
 
 #include <errno.h>
 
+#include "basic/time-util.h"
 #include "test.h"
-#include "time-util.h"
 
 static void test_format(void)
 {

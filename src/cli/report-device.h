@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* report-device: the sentences about one device that `clockfix status` and the log share */
+#pragma once
+
+#include <stddef.h>
+
+#include "core/gather.h"
+
+/* The name to show for a device: the path it resolved to, else the spec it was named by. */
+const char *device_report_name(const struct device_report *d);
+
+/*
+ * A line for people saying what is wrong with a device and what to do, without
+ * the device's name: "no such file or device (check the name, or give it time
+ * with --wait SECONDS)". Returns buf.
+ */
+char *device_problem(const struct device_report *d, char *buf, size_t size);
+
+/*
+ * What to know about a device that was read: a wrong checksum, a device
+ * smaller than its filesystem, unknown features; "" when nothing. Returns buf.
+ */
+char *device_notes(const struct device_report *d, char *buf, size_t size);

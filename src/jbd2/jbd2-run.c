@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* jbd2-run: the run of transactions that holds the newest commit: following it, probing it, its end */
+
+#include <errno.h>
+
+#include "basic/log.h"
+#include "jbd2/jbd2-internal.h"
+
+/* The size of a probe: a transaction and a half, as far as the log has shown them: a header is in it. */
+static uint32_t probe_blocks(const struct walk *w)
+{
+        uint64_t n = START_CHUNK;
+
+        if (w->seen_transactions > 0) {
+                uint64_t size = (w->seen_blocks + w->seen_transactions - 1) / w->seen_transactions;
+                n = size + size / 2 + 2;
+        }
+        return n < CHUNK_MIN ? CHUNK_MIN : n > CHUNK_MAX ? CHUNK_MAX : (uint32_t)n;
+}
+
+static uint32_t offset(const struct walk *w, const struct run *run, uint32_t pos)
+{
+        return distance(w, run->pos0, pos);
+}
+
+/* Whether header h, in the block where the run's next header goes, continues the run. */
+static bool continues(const struct walk *w, const struct run *run, const struct header *h)
+{
+        const struct header *last = &run->last;
+
+        if (last->type != BLOCK_COMMIT)
+                return h->sequence == last->sequence; /* the same transaction goes on */
+        return seq_between(h->sequence, last->sequence + 1,
+                seq_after(last->sequence + SEQUENCE_GAP_MAX, w->max) ? w->max
+                                                                     : last->sequence + SEQUENCE_GAP_MAX);
+}
+
+void jbd2_take(struct walk *w, struct run *run, const struct header *h)
+{
+        run->last = *h;
+        if (h->type == BLOCK_DESCRIPTOR && w->seen_transactions == 0) {
+                /* Until a commit tells: a transaction as large as this descriptor's. */
+                w->seen_blocks = distance(w, h->pos, h->next) + 1;
+                w->seen_transactions = 1;
+        }
+        if (h->type != BLOCK_COMMIT)
+                return;
+        run->commit = jbd2_commit_of(w, h);
+        run->commit_pos = h->pos;
+        run->landed = false;
+        if (h->sequence != run->seq0) {
+                w->seen_blocks = offset(w, run, h->pos) + 1;
+                w->seen_transactions = h->sequence - run->seq0 + 1;
+        }
+        if (log_debug_enabled()) {
+                char buf[128];
+                log_debug("journal: transaction %u: %s%s", h->sequence,
+                        jbd2_describe(w, h, buf, sizeof(buf)),
+                        plausible(w, run->commit.time) ? "" : " (not plausible)");
+        }
+}
+
+/*
+ * Follows the run from its last header while the blocks are held: each
+ * header names where the next one goes. A block there that is not a header
+ * of the run (zeros, data, an older transaction, a torn one) ends it.
+ * An unreadable block stops the walk without ending the run.
+ */
+static void follow(struct walk *w, struct run *run)
+{
+        while (!run->ended) {
+                uint32_t next = run->last.next, off = offset(w, run, next);
+                struct header h;
+
+                if (off <= offset(w, run, run->last.pos) || off >= run->hi) {
+                        run->ended = true; /* the end of what the run can hold, or around the log */
+                        return;
+                }
+                if (!jbd2_is_held(w, next) || !jbd2_held(w, next))
+                        return;
+                if (!jbd2_header_at(w, next, &h) || !continues(w, run, &h)) {
+                        run->ended = true;
+                        return;
+                }
+                jbd2_take(w, run, &h);
+        }
+}
+
+/*
+ * The first header among the blocks held from pos; with_data is set when a
+ * block there is neither a header nor zeros, or could not be read.
+ */
+bool jbd2_first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *ret, bool *with_data)
+{
+        *with_data = false;
+        for (uint32_t i = 0; i < n; i++) {
+                uint32_t p = wrap(w, (uint64_t)pos + i);
+                const uint8_t *b = jbd2_held(w, p);
+
+                if (!b) {
+                        *with_data = true; /* unreadable: it says nothing of where the log ends */
+                        continue;
+                }
+                if (jbd2_header_at(w, p, ret))
+                        return true;
+                if (!all_zero(b, w->rep->blocksize))
+                        *with_data = true;
+        }
+        return false;
+}
+
+/*
+ * Probes the run at offset d: reads a chunk there and takes the first header
+ * it holds. One of the run's, newer than its last: the run goes on there.
+ * Another (an older lap, a torn transaction's leftovers), or nothing but
+ * zeros: the run's commits all lie before d. Only data: read on as far as a
+ * header must come within the run (a descriptor lists at most max_tags data
+ * blocks); none there either: before d too.
+ */
+static int probe(struct walk *w, struct run *run, uint32_t d)
+{
+        uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d;
+        uint32_t n = min_u32(probe_blocks(w), span), read = 0, at = pos;
+        struct header h;
+        bool found = false, with_data = false;
+        char buf[128];
+
+        for (;;) {
+                bool data;
+                int k = jbd2_load(w, at, n);
+
+                if (k < 0)
+                        return k;
+                found = jbd2_first_header(w, at, (uint32_t)k, &h, &data);
+                with_data |= data;
+                read += (uint32_t)k;
+                if ((uint32_t)k < n && !found)
+                        return -ENOBUFS; /* not all of it read: no conclusion */
+                if (found || !with_data || read >= span)
+                        break;
+                /* Past where a header must come, unless blocks could not be read: read on past them. */
+                if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
+                        break;
+                at = wrap(w, (uint64_t)at + (uint32_t)k);
+                n = min_u32(read < w->max_tags + 2 ? w->max_tags + 2 - read : probe_blocks(w), CHUNK_MAX);
+                n = min_u32(n, span - read);
+        }
+        log_debug("journal: probe at block %u, %u block(s): %s", block_of(w, pos), (unsigned)read,
+                found               ? jbd2_describe(w, &h, buf, sizeof(buf))
+                        : with_data ? "data blocks only"
+                                    : "zeros, never written");
+        /*
+         * A header of the run: newer than its last, or of the same transaction further on, within
+         * what one transaction can span (jbd2 holds one to a quarter of the journal): further,
+         * it is the same transaction's start, come around the end of the log before the run.
+         */
+        bool same = found && h.sequence == run->last.sequence && run->last.type != BLOCK_COMMIT &&
+                distance(w, run->last.pos, h.pos) <= w->length / 4 + w->max_tags + 2;
+        if (found && (seq_after(h.sequence, run->last.sequence) || same) && !seq_after(h.sequence, w->max)) {
+                if (!run->landed)
+                        run->landed_from = run->last.next;
+                jbd2_take(w, run, &h);
+                run->landed = h.type != BLOCK_COMMIT;
+                return 0;
+        }
+        run->hi = d;
+        return 0;
+}
+
+/* Where to probe next, between the next header of the run and where it surely ends. */
+static uint32_t next_probe(const struct walk *w, const struct run *run, bool bisect)
+{
+        uint32_t lo = offset(w, run, run->last.next), hi = run->hi;
+        uint32_t d = lo + (hi - lo) / 2;
+
+        /*
+         * When the superblock gives the newest transaction's number, the
+         * transactions seen so far tell about where it is: probe a little
+         * before that, so that the chunk holds it.
+         */
+        if (!bisect && run->target && w->seen_transactions > 0) {
+                uint64_t last_off = offset(w, run, run->last.pos);
+                uint64_t ahead = (uint64_t)(run->target - run->last.sequence) * w->seen_blocks /
+                        w->seen_transactions;
+                uint64_t half = probe_blocks(w) / 2;
+                uint64_t est = last_off + (ahead > half ? ahead - half : 0);
+
+                d = est <= lo ? lo + 1 : est >= hi ? hi - 1 : (uint32_t)est;
+        }
+        return d;
+}
+
+/*
+ * The commit of the transaction before the one that probe landed on, when
+ * that one turned out to have no commit (power went while it was written):
+ * it lies between where following had stopped and the landing.
+ */
+static int commit_before_landing(struct walk *w, struct run *run)
+{
+        uint32_t from = run->landed_from, to = run->last.pos;
+        uint32_t todo = distance(w, from, to);
+
+        while (todo > 0) {
+                uint32_t n = min_u32(todo, CHUNK_MAX), pos = wrap(w, (uint64_t)from + todo - n);
+                int k = jbd2_load(w, pos, n);
+
+                if (k < 0)
+                        return k;
+                for (uint32_t i = (uint32_t)k; i-- > 0;) {
+                        struct header h;
+
+                        if (jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
+                                (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
+                                seq_after(run->last.sequence, h.sequence) &&
+                                /* the run's: not older than its first transaction */
+                                !seq_after(run->seq0, h.sequence)) {
+                                jbd2_take(w, run, &h);
+                                return 0;
+                        }
+                }
+                todo -= n;
+        }
+        return 0;
+}
+
+/*
+ * Finds the end of the run: follows it where that costs a read or so, and
+ * elsewhere probes between the last header known and where the run surely
+ * ends, by interpolation on sequence numbers when the newest one is known,
+ * else by halving; each probe is one read. 0 (the end found, or the budget
+ * spent: run->commit is the newest commit known either way), or -ENOBUFS.
+ */
+int jbd2_find_end(struct walk *w, struct run *run)
+{
+        unsigned interpolated = 0;
+        uint32_t width = run->hi;
+        int k;
+
+        for (;;) {
+                follow(w, run);
+                if (run->ended)
+                        break;
+                uint32_t nk = offset(w, run, run->last.next), gap = run->hi - nk;
+                uint32_t chunk = probe_blocks(w);
+
+                if (jbd2_is_held(w, run->last.next)) {
+                        /* Unreadable: look for the run beyond it. */
+                        k = 0;
+                        if (nk + 1 < run->hi)
+                                k = probe(w, run, nk + 1);
+                        else
+                                run->ended = true;
+                } else if (gap <= 2 * chunk || gap <= TAIL_BLOCKS) {
+                        k = jbd2_load(w, run->last.next, gap);
+                } else {
+                        /* Interpolation while it narrows the span by half, halving when it does not. */
+                        bool bisect = interpolated > 0 && run->hi - nk > width / 2;
+                        uint32_t d = next_probe(w, run, bisect);
+
+                        /*
+                         * A dirty log: jbd2 moves the start of the log on the disk when that frees
+                         * a quarter of the journal, so unless writing outran the flushing, the log
+                         * ends within a quarter or so of it. Look there first.
+                         */
+                        if (!run->target && width == run->hi && width == w->length)
+                                d = nk + (run->hi - nk) / 4;
+
+                        width = run->hi - nk;
+                        interpolated = bisect ? 0 : interpolated + 1;
+                        k = d - nk < chunk ? jbd2_load(w, run->last.next, chunk) : probe(w, run, d);
+                }
+                if (k < 0)
+                        return k;
+        }
+        if (run->landed)
+                return commit_before_landing(w, run);
+        return 0;
+}
+
+/*
+ * The first header of the run at pos: the one there when it is expected
+ * there (sequence, when not 0), else the first in the chunk read from pos.
+ * 1 with *ret, 0 when there is none, -ENOBUFS.
+ */
+int jbd2_run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct header *ret)
+{
+        bool with_data;
+        int k = jbd2_load(w, pos, START_CHUNK);
+
+        if (k < 0)
+                return k;
+        if (sequence)
+                return jbd2_header_at(w, pos, ret) && ret->sequence == sequence;
+        if (jbd2_first_header(w, pos, (uint32_t)k, ret, &with_data))
+                return !seq_after(ret->sequence, w->max);
+        return 0;
+}
