@@ -17,7 +17,8 @@ struct jo_commit {
         bool found;
         uint32_t sequence;
         uint32_t block;
-        uint64_t time; /* microseconds, as src/jbd2/jbd2-block.c reads h_commit_sec and h_commit_nsec; 0: none */
+        /* microseconds, as src/jbd2/jbd2-block.c reads h_commit_sec and h_commit_nsec; 0: none */
+        uint64_t time;
 };
 
 struct jo_result {

@@ -259,7 +259,7 @@ static int daemon_main(const struct options *o, const struct run *run, bool step
                 .before = run->now,
                 .would_set = o->dry_run && d->action == ACTION_SET,
                 .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
-                .floor = run->config.window->floor,
+                .floor = run->config.policy->floor,
         };
         clock_pair(&start.realtime, &start.boottime);
 
@@ -293,7 +293,7 @@ static void run_setup(const struct options *o, const struct policy *policy, stru
                 .fstab_path = "/etc/fstab",
                 .wait = o->wait,
                 .wait_origin = setting_origin(o, SETTING_WAIT, run->wait_from, sizeof(run->wait_from)),
-                .window = policy,
+                .policy = policy,
                 .journal_budget = o->journal_budget,
                 .no_stamps = o->no_stamps,
                 .record_path = run->record_path,

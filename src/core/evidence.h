@@ -78,9 +78,6 @@ struct evidence {
 
 void evidence_free(struct evidence *ev);
 
-/* The source name of a journal's commit time. */
-#define JOURNAL_SOURCE "journal:last_commit"
-
 /* The commit of d's journal that is its candidate: the newest plausible, else the newest; or NULL. */
 const struct jbd2_commit *journal_candidate(const struct device_report *d);
 

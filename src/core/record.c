@@ -13,6 +13,7 @@
 #include "basic/file-util.h"
 #include "basic/stat-util.h"
 #include "core/record.h"
+#include "disk/journal.h"
 #include "disk/superblock.h"
 
 static bool is_uuid(const char *s, size_t len)
@@ -93,6 +94,37 @@ static bool entry_equal(const struct record_entry *e, const char *uuid, const ch
 bool record_applies(usec_t time, usec_t commit)
 {
         return commit == 0 || (time > commit && time - commit > RECORD_SLACK);
+}
+
+usec_t record_reference(const struct policy *p, usec_t commit, const struct record *rec, const char *uuid)
+{
+        if (commit == 0 ||
+                (p && candidate_verdict(p, &(struct candidate){ .time = commit }) != VERDICT_PLAUSIBLE))
+                return 0;
+        /* A commit the record lists is no reference: then every recorded time is passed over. */
+        if (rec && record_has(rec, uuid, JOURNAL_SOURCE, commit))
+                return 0;
+        return commit;
+}
+
+bool record_may_pass_over(const struct policy *p, usec_t t, usec_t commit)
+{
+        if (t == 0 || !record_applies(t, commit))
+                return false;
+        return !p || candidate_verdict(p, &(struct candidate){ .time = t }) == VERDICT_PLAUSIBLE;
+}
+
+bool record_needed(const struct policy *p, usec_t commit, const usec_t *times, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (record_may_pass_over(p, times[i], commit))
+                        return true;
+        return false;
+}
+
+bool record_in_future(usec_t time, usec_t now, usec_t tolerance)
+{
+        return time > now && time - now > tolerance;
 }
 
 bool record_has(const struct record *r, const char *uuid, const char *source, usec_t time)
@@ -242,7 +274,6 @@ static bool entry_of(const struct candidate *c, struct record_entry *e)
 int record_update(const struct record *old, const struct candidate *candidates, size_t n, usec_t now,
         usec_t tolerance, struct record *ret, size_t *ret_added)
 {
-        usec_t limit = now > USEC_INFINITY - tolerance ? USEC_INFINITY : now + tolerance;
         struct record r = { 0 };
         size_t added = 0;
 
@@ -257,7 +288,7 @@ int record_update(const struct record *old, const struct candidate *candidates, 
         }
         for (size_t i = 0; i < n; i++) {
                 struct record_entry e;
-                if (candidates[i].time <= limit || !entry_of(candidates + i, &e) ||
+                if (!record_in_future(candidates[i].time, now, tolerance) || !entry_of(candidates + i, &e) ||
                         record_has(&r, e.uuid, e.source, e.time))
                         continue;
                 if (add_entry(&r, &e) < 0)

@@ -77,6 +77,23 @@ int record_format(const struct record *r, char **ret);
  */
 bool record_applies(usec_t time, usec_t commit);
 
+/*
+ * Pure: the journal's newest commit that a filesystem's times are measured against
+ * (record_applies()): commit (0: none) when it is plausible (or there is no policy) and the record
+ * rec (NULL: none) does not list it for the filesystem uuid; else 0, and then every recorded time
+ * is passed over.
+ */
+usec_t record_reference(const struct policy *p, usec_t commit, const struct record *rec, const char *uuid);
+
+/* Pure: whether the record may pass time t over: t is plausible (or there is no policy), and applies. */
+bool record_may_pass_over(const struct policy *p, usec_t t, usec_t commit);
+
+/* Pure: whether the record may pass any of times[n] over: else it need not be read. */
+bool record_needed(const struct policy *p, usec_t commit, const usec_t *times, size_t n);
+
+/* Pure: whether time is in the future at now, as the record keeps it: later by more than tolerance. */
+bool record_in_future(usec_t time, usec_t now, usec_t tolerance);
+
 /* Whether r holds the value time of source on the filesystem uuid. Pure. */
 bool record_has(const struct record *r, const char *uuid, const char *source, usec_t time);
 

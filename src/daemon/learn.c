@@ -118,7 +118,7 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
                         added > 0 ? ", and replaced by what is found now" : "");
 
         for (size_t i = 0; i < ev.n_candidates; i++)
-                if (ev.candidates[i].time > now && ev.candidates[i].time - now > c->tolerance)
+                if (record_in_future(ev.candidates[i].time, now, c->tolerance))
                         log_future(c, &old, ev.candidates + i, now, ret);
         if (added == 0) {
                 log_debug("Nothing new to record: %s left as it is", c->record_path);

@@ -8,6 +8,9 @@
 #include "basic/time-util.h"
 #include "jbd2/jbd2.h"
 
+/* The source name of a journal's commit time. */
+#define JOURNAL_SOURCE "journal:last_commit"
+
 struct struct_ext2_filsys;
 
 enum journal_location {
