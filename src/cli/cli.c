@@ -19,9 +19,10 @@
 #include "core/gather.h"
 #include "core/record.h"
 #include "daemon/background.h"
-#include "daemon/handoff.h"
+#include "daemon/daemon.h"
 #include "daemon/learn.h"
-#include "daemon/sd.h"
+#include "daemon/stamp-keeper.h"
+#include "daemon/systemd.h"
 
 /* Warnings about what is odd on a readable device: its notes, its journal, its stamp files. */
 static void warn_device(const struct device_report *d)
@@ -204,8 +205,8 @@ static int do_set(const struct options *o, usec_t now, const struct decision *d,
         return EXIT_OK;
 }
 
-/* What status, set, daemon and learn share: the times on disk and the decision on them. */
-struct run {
+/* What status, set, daemon and learn share: the times found on the disks and the decision on them. */
+struct findings {
         struct gather_config config; /* how the times were found */
         char record_path[PATH_MAX];
         struct evidence ev;
@@ -218,11 +219,11 @@ struct run {
 };
 
 /* How learn finds the times again and where it keeps the record. */
-static struct learn_config learn_config_of(const struct options *o, const struct run *run)
+static struct learn_config learn_config_of(const struct options *o, const struct findings *found)
 {
         return (struct learn_config){
-                .gather = &run->config,
-                .record_path = run->record_path,
+                .gather = &found->config,
+                .record_path = found->record_path,
                 .on_root = !o->state_dir,
                 .tolerance = o->margin + RECORD_TOLERANCE,
                 .dry_run = o->dry_run,
@@ -230,16 +231,16 @@ static struct learn_config learn_config_of(const struct options *o, const struct
 }
 
 /*
- * daemon, once set is done: hands over to NTP (handoff.c). A daemon whose
+ * daemon, once set is done: hands over to NTP (daemon.c). A daemon whose
  * disk had no usable time still waits for NTP and keeps the stamp: that is
  * not a failure. Returns the exit status.
  */
-static int daemon_main(const struct options *o, const struct run *run, bool stepped)
+static int daemon_main(const struct options *o, const struct findings *found, bool stepped)
 {
-        const struct decision *d = &run->d;
-        struct learn_config learn = learn_config_of(o, run);
+        const struct decision *d = &found->d;
+        struct learn_config learn = learn_config_of(o, found);
         char timeout_from[PATH_MAX + 32];
-        struct handoff_config config = {
+        struct daemon_config config = {
                 .ntp_unit = o->ntp_unit,
                 .save_interval = o->save_interval,
                 .timeout = o->timeout,
@@ -250,16 +251,16 @@ static int daemon_main(const struct options *o, const struct run *run, bool step
                 .timesync_flag = TIMESYNC_FLAG_PATH,
                 .learn = &learn,
         };
-        struct handoff_start start = {
+        struct daemon_start start = {
                 .source = d->winner                       ? d->winner->source
                         : d->action != ACTION_UNAVAILABLE ? "build"
                                                           : NULL,
                 .device = d->winner ? d->winner->device : NULL,
                 .stepped = stepped,
-                .before = run->now,
+                .before = found->now,
                 .would_set = o->dry_run && d->action == ACTION_SET,
                 .target = d->action != ACTION_UNAVAILABLE ? d->target : 0,
-                .floor = run->config.policy->floor,
+                .floor = found->config.policy->floor,
         };
         clock_pair(&start.realtime, &start.boottime);
 
@@ -267,23 +268,23 @@ static int daemon_main(const struct options *o, const struct run *run, bool step
                 start.target = start.realtime; /* no estimate: the clock stands for it */
         /* With --background, this is the child of run_command()'s fork: the foreground waits for it. */
         background_pid_file(o->pid_file);
-        int r = handoff_run(&config, &start);
+        int r = daemon_run(&config, &start);
         background_done();
         return r < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-static void run_done(struct run *run)
+static void findings_done(struct findings *found)
 {
-        evidence_free(&run->ev);
+        evidence_free(&found->ev);
 }
 
 /* Where the times are looked for, and the record. */
-static void run_setup(const struct options *o, const struct policy *policy, struct run *run)
+static void findings_setup(const struct options *o, const struct policy *policy, struct findings *found)
 {
         /* The record: in --state-dir of the running system, else in its directory on the root filesystem. */
-        snprintf(run->record_path, sizeof(run->record_path), "%s/" RECORD_NAME,
+        snprintf(found->record_path, sizeof(found->record_path), "%s/" RECORD_NAME,
                 o->state_dir ? o->state_dir : RECORD_DIR_DEFAULT);
-        run->config = (struct gather_config){
+        found->config = (struct gather_config){
                 .devices = o->devices,
                 .n_devices = o->n_devices,
                 .root = o->root,
@@ -292,38 +293,38 @@ static void run_setup(const struct options *o, const struct policy *policy, stru
                 .mountinfo_path = "/proc/self/mountinfo",
                 .fstab_path = "/etc/fstab",
                 .wait = o->wait,
-                .wait_origin = setting_origin(o, SETTING_WAIT, run->wait_from, sizeof(run->wait_from)),
+                .wait_origin = setting_origin(o, SETTING_WAIT, found->wait_from, sizeof(found->wait_from)),
                 .policy = policy,
                 .journal_budget = o->journal_budget,
                 .no_stamps = o->no_stamps,
-                .record_path = run->record_path,
+                .record_path = found->record_path,
                 .record_on_root = !o->state_dir,
                 .record_always = o->command == COMMAND_STATUS,
         };
 }
 
-/* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; run_done() either way. */
-static int gather_and_decide(const struct options *o, const struct policy *policy, struct run *run)
+/* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; findings_done() either way. */
+static int gather_and_decide(const struct options *o, const struct policy *policy, struct findings *found)
 {
         int r;
 
-        run_setup(o, policy, run);
-        r = gather(&run->config, &run->ev);
+        findings_setup(o, policy, found);
+        r = gather(&found->config, &found->ev);
         if (r < 0) {
                 log_error_errno(r, "Cannot gather times: %m");
                 return EXIT_FAIL;
         }
 
         /* Read the clock only now: gathering may have waited for the device. */
-        run->now = o->have_now ? o->now : clock_now();
-        run->floor_origin = o->have_not_before
-                ? setting_origin(o, SETTING_NOT_BEFORE, run->floor_from, sizeof(run->floor_from))
+        found->now = o->have_now ? o->now : clock_now();
+        found->floor_origin = o->have_not_before
+                ? setting_origin(o, SETTING_NOT_BEFORE, found->floor_from, sizeof(found->floor_from))
                 : "build time";
 
         /* --now pretends a clock reading: what NTP thinks of the real clock does not apply to it. */
-        run->synchronized = o->have_now ? 0 : clock_ntp_synchronized();
-        r = decide(
-                policy, run->now, run->synchronized > 0, run->ev.candidates, run->ev.n_candidates, &run->d);
+        found->synchronized = o->have_now ? 0 : clock_ntp_synchronized();
+        r = decide(policy, found->now, found->synchronized > 0, found->ev.candidates, found->ev.n_candidates,
+                &found->d);
         if (r < 0) {
                 /* options_load() validated the policy: not reached. */
                 log_error_errno(r, "Cannot decide: %m");
@@ -332,16 +333,16 @@ static int gather_and_decide(const struct options *o, const struct policy *polic
         return EXIT_OK;
 }
 
-static int command_status(const struct options *o, const struct policy *policy, const struct run *run)
+static int command_status(const struct options *o, const struct policy *policy, const struct findings *found)
 {
         struct status s = {
                 .policy = policy,
-                .floor_origin = run->floor_origin,
-                .now = run->now,
-                .ntp_synchronized = o->have_now ? -1 : run->synchronized,
-                .evidence = &run->ev,
-                .decision = &run->d,
-                .record_path = run->record_path,
+                .floor_origin = found->floor_origin,
+                .now = found->now,
+                .ntp_synchronized = o->have_now ? -1 : found->synchronized,
+                .evidence = &found->ev,
+                .decision = &found->d,
+                .record_path = found->record_path,
         };
 
         if (o->json)
@@ -352,28 +353,28 @@ static int command_status(const struct options *o, const struct policy *policy, 
                 log_error_errno(errno, "Cannot write the report: %m");
                 return EXIT_FAIL;
         }
-        if (run->d.action == ACTION_UNAVAILABLE) {
-                explain_devices(&run->ev, policy, LOG_ERR);
+        if (found->d.action == ACTION_UNAVAILABLE) {
+                explain_devices(&found->ev, policy, LOG_ERR);
                 return EXIT_NO_SOURCE;
         }
         return EXIT_OK;
 }
 
-static int command_set(const struct options *o, const struct policy *policy, const struct run *run)
+static int command_set(const struct options *o, const struct policy *policy, const struct findings *found)
 {
-        explain_devices(&run->ev, policy, run->d.action == ACTION_UNAVAILABLE ? LOG_ERR : LOG_WARNING);
-        if (run->d.action == ACTION_UNAVAILABLE)
+        explain_devices(&found->ev, policy, found->d.action == ACTION_UNAVAILABLE ? LOG_ERR : LOG_WARNING);
+        if (found->d.action == ACTION_UNAVAILABLE)
                 return EXIT_NO_SOURCE;
-        return do_set(o, run->now, &run->d, run->floor_origin);
+        return do_set(o, found->now, &found->d, found->floor_origin);
 }
 
-static int command_daemon(const struct options *o, const struct policy *policy, const struct run *run)
+static int command_daemon(const struct options *o, const struct policy *policy, const struct findings *found)
 {
-        int status = command_set(o, policy, run);
+        int status = command_set(o, policy, found);
 
         if (status != EXIT_OK && status != EXIT_NO_SOURCE)
                 return status;
-        return daemon_main(o, run, status == EXIT_OK && run->d.action == ACTION_SET && !o->dry_run);
+        return daemon_main(o, found, status == EXIT_OK && found->d.action == ACTION_SET && !o->dry_run);
 }
 
 /*
@@ -382,13 +383,13 @@ static int command_daemon(const struct options *o, const struct policy *policy, 
  */
 static int command_learn(const struct options *o, const struct policy *policy)
 {
-        _cleanup_(run_done) struct run run = {};
+        _cleanup_(findings_done) struct findings found = {};
         struct learn_config config;
         struct learn_summary summary;
 
-        run_setup(o, policy, &run);
-        config = learn_config_of(o, &run);
-        run.now = o->have_now ? o->now : clock_now();
+        findings_setup(o, policy, &found);
+        config = learn_config_of(o, &found);
+        found.now = o->have_now ? o->now : clock_now();
         int synchronized = o->have_now ? 1 : clock_ntp_synchronized();
         if (synchronized < 0) {
                 log_error_errno(synchronized,
@@ -401,7 +402,7 @@ static int command_learn(const struct options *o, const struct policy *policy)
                         "in the future (wait for NTP, or give --now TIME); nothing recorded");
                 return EXIT_FAIL;
         }
-        if (learn(&config, run.now, &summary) < 0)
+        if (learn(&config, found.now, &summary) < 0)
                 return EXIT_FAIL;
         if (summary.n_future == 0)
                 log_info("No time on the disk is in the future: nothing to record");
@@ -479,7 +480,7 @@ static bool run_by_own_unit(void)
         _cleanup_free_ char *unit = NULL;
         const char *id = getenv("INVOCATION_ID"), *reason;
 
-        if (!id || !id[0] || sd_load(&reason) < 0 || sd_own_unit(&unit) < 0)
+        if (!id || !id[0] || systemd_load(&reason) < 0 || systemd_own_unit(&unit) < 0)
                 return false;
         return strcmp(unit, "clockfix.service") == 0 || strcmp(unit, "clockfix-learn.service") == 0;
 }
@@ -523,7 +524,7 @@ static int state_dir_check(struct options *o)
 /* status, set or daemon, once the settings are loaded. */
 static int run_command(const struct options *o, const struct policy *policy)
 {
-        _cleanup_(run_done) struct run run = {};
+        _cleanup_(findings_done) struct findings found = {};
         int status;
 
         if (o->command == COMMAND_LEARN)
@@ -535,23 +536,22 @@ static int run_command(const struct options *o, const struct policy *policy)
          */
         if ((o->command == COMMAND_SET && o->boot) || (o->command == COMMAND_DAEMON && o->background)) {
                 usec_t limit = o->boot ? o->wait + BOOT_LIMIT_EXTRA_USEC : USEC_INFINITY;
-                sigset_t daemon_signals;
-                handoff_signals(&daemon_signals);
-                int r = background_fork(
-                        o->command == COMMAND_DAEMON ? &daemon_signals : NULL, limit, &status);
+                sigset_t signals;
+                daemon_signals(&signals);
+                int r = background_fork(o->command == COMMAND_DAEMON ? &signals : NULL, limit, &status);
                 if (r < 0)
                         return EXIT_FAIL;
                 if (r > 0)
                         return status < 0 ? EXIT_FAIL : status;
         }
-        status = gather_and_decide(o, policy, &run);
+        status = gather_and_decide(o, policy, &found);
         if (status != EXIT_OK)
                 return status;
         if (o->command == COMMAND_STATUS)
-                return command_status(o, policy, &run);
+                return command_status(o, policy, &found);
         if (o->command == COMMAND_SET)
-                return command_set(o, policy, &run);
-        return command_daemon(o, policy, &run);
+                return command_set(o, policy, &found);
+        return command_daemon(o, policy, &found);
 }
 
 /* clockfix=0 on the kernel command line (--boot): the clock is left alone, and that is said. */
@@ -559,7 +559,7 @@ static int turned_off(const struct options *o)
 {
         log_info("Turned off by clockfix=0 on the kernel command line: the clock is left alone");
         if (o->command == COMMAND_DAEMON)
-                handoff_ready("Turned off by clockfix=0 on the kernel command line");
+                daemon_ready("Turned off by clockfix=0 on the kernel command line");
         return EXIT_OK;
 }
 

@@ -8,6 +8,7 @@
 
 #include "basic/utf8.h"
 #include "cli/report.h"
+#include "disk/lookup.h"
 
 void json_string(FILE *f, const char *s)
 {
@@ -185,7 +186,7 @@ static void json_stamps(FILE *f, const struct device_report *d)
                         fputs(",\"blocks\":null", f);
                 else
                         fprintf(f, ",\"blocks\":%u", st->blocks);
-                fprintf(f, ",\"budget\":%u,\"budget_exhausted\":%s", SUPERBLOCK_FILE_BUDGET,
+                fprintf(f, ",\"budget\":%u,\"budget_exhausted\":%s", LOOKUP_BUDGET,
                         yes_no(st->budget_spent));
                 fprintf(f, ",\"live\":%s,\"time\":", yes_no(st->live));
                 json_time(f, st->time, st->error == 0 && st->time != 0);

@@ -5,6 +5,7 @@
 
 #include "basic/log.h"
 #include "core/gather-debug.h"
+#include "disk/lookup.h"
 
 /* What the window makes of a time, for -v: "plausible", "after not-after: rejected", ... */
 static const char *verdict_of(const struct policy *window, usec_t t)
@@ -88,7 +89,7 @@ void gather_debug_stamps(const struct policy *window, const struct device_report
                                 t->live ? "read live" : "read from the disk", verdict_of(window, t->time));
                 if (!t->live)
                         log_debug("%s: %s: its lookup asked for %u of at most %u blocks%s", d->path,
-                                stamp_source(s), t->blocks, SUPERBLOCK_FILE_BUDGET,
+                                stamp_source(s), t->blocks, LOOKUP_BUDGET,
                                 t->budget_spent ? " (budget spent)" : "");
         }
 }

@@ -20,6 +20,7 @@
 #include "core/gather-device.h"
 #include "core/gather-mounts.h"
 #include "disk/fstab.h"
+#include "disk/lookup.h"
 #include "disk/rootdev.h"
 #include "disk/superblock.h"
 
@@ -90,7 +91,7 @@ static int link_of(const struct gather_state *g, size_t h, const char *prefix, c
                 buf[n] = '\0';
                 return 1;
         }
-        r = superblock_link_at(g->open[h].fs, inner[0] ? inner : "/", buf, size, &f);
+        r = lookup_link_at(g->open[h].fs, inner[0] ? inner : "/", buf, size, &f);
         *ret_reason = f.reason;
         return r;
 }
@@ -195,7 +196,7 @@ static int read_root_fstab(struct gather_state *g, size_t root, struct fstab *re
         char inner[PATH_MAX];
         if (path_holder(g, root, "/etc/fstab", inner, sizeof(inner)) != root)
                 return -ENOENT;
-        r = superblock_read_file(g->open[root].fs, inner, text, FSTAB_MAX_BYTES, &f);
+        r = lookup_read_file(g->open[root].fs, inner, text, FSTAB_MAX_BYTES, &f);
         log_debug("%s: %s: %s, %u block(s) asked for", d->path, inner,
                 r == 0             ? "read"
                         : f.reason ? f.reason

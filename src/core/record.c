@@ -14,7 +14,7 @@
 #include "basic/stat-util.h"
 #include "core/record.h"
 #include "disk/journal.h"
-#include "disk/superblock.h"
+#include "disk/lookup.h"
 
 static bool is_uuid(const char *s, size_t len)
 {
@@ -397,7 +397,7 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         struct file_read f;
         int r;
 
-        r = superblock_read_file(fs, path, text, sizeof(text), &f);
+        r = lookup_read_file(fs, path, text, sizeof(text), &f);
         if (r < 0) {
                 read_failed(path, ret, r,
                         r == -EFBIG ? "larger than clockfix ever writes it (16 KiB)" : f.reason, false);

@@ -10,8 +10,8 @@
 #include "basic/log.h"
 #include "basic/stat-util.h"
 #include "core/record.h"
-#include "daemon/handoff-stamp.h"
 #include "daemon/learn.h"
+#include "daemon/systemd.h"
 
 /* Adds word to the space-separated list unless it is there already. */
 static void add_word(char *list, size_t size, const char *word)
@@ -82,7 +82,7 @@ static int write_record(const struct learn_config *c, const struct record *next)
         int r = record_write(c->record_path, next);
 
         if (r == -EROFS && c->have_sd) {
-                r = handoff_unit_writes(c->have_sd, LEARN_UNIT, c->record_path, reason, sizeof(reason));
+                r = systemd_unit_writes(LEARN_UNIT, c->record_path, reason, sizeof(reason));
                 if (r < 0)
                         return log_warning_errno(
                                 r, "Cannot write %s: read-only here, and %s", c->record_path, reason);

@@ -2,11 +2,11 @@
 /*
  * blk: the three libblkid calls clockfix makes (a tag to a device, a device
  * number to a path, the type of a filesystem that is not ext), for the cases
- * the kernel and udev cannot answer (see rootdev.c). A dynamic build loads
- * libblkid with dlopen() on first use: linked, it cost every run 0.08 ms and
- * 156 KiB of peak RSS (0.97 -> 0.88 ms, 2272 -> 2116 KiB measured side by
- * side), for a library most boots never call (see docs/performance.md).
- * A static binary links it in, or goes without (-Dblkid=disabled).
+ * the kernel, udev and the disks' own bytes cannot answer (see rootdev.c). A
+ * dynamic build loads libblkid on first use (blk.c): linked, it would cost
+ * every run time and memory for a library most boots never call
+ * (docs/performance.md). A static binary links it in, or goes without
+ * (-Dblkid=disabled: blk-none.c).
  */
 #pragma once
 

@@ -7,16 +7,14 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h> /* futimens() */
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
 #include "basic/cleanup.h"
 #include "basic/stat-util.h"
+#include "disk/lookup.h"
 #include "disk/stamps.h"
-#include "disk/superblock.h"
 
 /* fake-hwclock.data holds one line; anything much longer is not it. */
 #define FAKE_HWCLOCK_MAX 64
@@ -135,7 +133,7 @@ static void read_from_disk(ext2_filsys fs, enum stamp s, const char *path, struc
         char text[FAKE_HWCLOCK_MAX];
         struct file_read f;
 
-        r->error = superblock_read_file(fs, path, content ? text : NULL, sizeof(text), &f);
+        r->error = lookup_read_file(fs, path, content ? text : NULL, sizeof(text), &f);
         r->inode = f.ino;
         r->reason = r->error == -EFBIG ? "too large for a fake-hwclock date" : f.reason;
         r->blocks = f.blocks;
@@ -258,67 +256,5 @@ int stamps_read(struct struct_ext2_filsys *fs, dev_t live, const char *const pat
                 if (ret[s].error != 0)
                         ret[s].time = 0;
         }
-        return 0;
-}
-
-int stamp_save(const char *path)
-{
-        _cleanup_close_ int fd = -1;
-
-        fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-        if (fd < 0)
-                return -errno;
-        /*
-         * The inode's times alone: no data block. fsync() commits the inode to the journal; syncfs()
-         * then writes the inode's own block too, which writeback would otherwise do some 30 s later
-         * (dirty_expire_centisecs): a write that would look like someone else's at the next look.
-         * Measured on a loop device: 4 KiB in all, and nothing afterwards.
-         */
-        if (futimens(fd, NULL) < 0 || fsync(fd) < 0 || syncfs(fd) < 0)
-                return -errno;
-        return 0;
-}
-
-int fs_written_kbytes(const char *path, uint64_t *ret)
-{
-        char link[PATH_MAX], sys[PATH_MAX + 64], *dir, *slash, text[32];
-        unsigned long long kb;
-        struct file_stat st;
-        ssize_t n;
-        int fd, r;
-
-        r = file_stat(path, &st);
-        if (r < 0) {
-                if (r != -ENOENT || strlen(path) >= sizeof(link))
-                        return r;
-                strcpy(link, path);
-                dir = link;
-                slash = strrchr(dir, '/');
-                if (!slash)
-                        return -ENOENT;
-                *(slash == dir ? slash + 1 : slash) = '\0';
-                r = file_stat(dir, &st);
-                if (r < 0)
-                        return r;
-        }
-        /* /sys/dev/block/MAJ:MIN links to the device; its name is the one ext4 files its counters under. */
-        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.dev), minor(st.dev));
-        n = readlink(sys, link, sizeof(link) - 1);
-        if (n < 0)
-                return -errno == -EINVAL ? -ENOENT : -errno;
-        link[n] = '\0';
-        slash = strrchr(link, '/');
-        snprintf(sys, sizeof(sys), "/sys/fs/ext4/%s/lifetime_write_kbytes", slash ? slash + 1 : link);
-        fd = open(sys, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        n = read(fd, text, sizeof(text) - 1);
-        close(fd);
-        if (n <= 0)
-                return n < 0 ? -errno : -EIO;
-        text[n] = '\0';
-        if (sscanf(text, "%llu", &kb) != 1)
-                return -EIO;
-        *ret = kb;
         return 0;
 }

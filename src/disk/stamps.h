@@ -22,8 +22,8 @@ struct stamp_report {
         const char *reason; /* for error other than -ENOENT: what is wrong (static) */
         uint32_t inode;     /* the inode at its path on the unmounted filesystem, usable or not; else 0 */
         bool live;          /* read from the running system (statx()), the filesystem being the mounted / */
-        unsigned blocks;    /* on the disk: the blocks its lookup asked for (superblock_read_file()) */
-        bool budget_spent;  /* on the disk: its lookup stopped at SUPERBLOCK_FILE_BUDGET blocks */
+        unsigned blocks;    /* on the disk: the blocks its lookup asked for (lookup_read_file()) */
+        bool budget_spent;  /* on the disk: its lookup stopped at LOOKUP_BUDGET blocks */
         usec_t time;        /* 0 when none, and whenever error is not 0 */
 };
 
@@ -104,19 +104,3 @@ usec_t ext4_time_to_usec(uint32_t base, uint32_t extra, bool have_extra);
 
 /* The date in /etc/fake-hwclock.data ("2026-11-30 10:44:22\n", UTC). 0, -EINVAL or -ERANGE. */
 int parse_fake_hwclock(const char *text, size_t size, usec_t *ret);
-
-/*
- * Sets the mtime of clockfix's stamp file at path to now, creating the file
- * (empty, 0644) if needed, and makes it durable (fsync: one journal commit).
- * Never follows a symbolic link. 0, or -errno (-EROFS while / is read-only).
- */
-int stamp_save(const char *path);
-
-/*
- * The kilobytes ever written to the ext4 filesystem that holds path (its
- * directory, when path does not exist yet): the kernel's
- * /sys/fs/ext4/<device>/lifetime_write_kbytes. It moves whenever anything
- * writes to the device. 0, -ENOENT when it is not ext4 (or sysfs is not
- * mounted), or -errno.
- */
-int fs_written_kbytes(const char *path, uint64_t *ret);

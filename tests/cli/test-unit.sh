@@ -58,7 +58,7 @@ helper_unit() {
 uprop() { sed -n "s/^$2=//p" "$1"; }
 
 # The unit that touches the stamp, sandboxed tighter still than clockfix.service.
-helper_unit clockfix-stamp.service stamp SAVE_UNIT src/daemon/handoff-stamp.c 1
+helper_unit clockfix-stamp.service stamp SAVE_UNIT src/daemon/stamp-keeper.c 1
 # The unit that writes the record of times in the future: the same, with the block devices
 # readable and adjtimex (read only, no capability) allowed, for `clockfix learn`.
 helper_unit clockfix-learn.service "learn --boot" LEARN_UNIT src/daemon/learn.h 2

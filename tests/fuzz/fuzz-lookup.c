@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/record.h"
+#include "disk/lookup.h"
 #include "disk/stamps.h"
 #include "disk/superblock.h"
 #include "fuzz.h"
@@ -72,15 +73,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 paths[s] = stamp_path(s);
         FUZZ_CHECK(stamps_read(fs, 0, paths, stamps) == 0);
         for (enum stamp s = 0; s < _STAMP_MAX; s++) {
-                FUZZ_CHECK(stamps[s].blocks <= SUPERBLOCK_FILE_BUDGET);
+                FUZZ_CHECK(stamps[s].blocks <= LOOKUP_BUDGET);
                 FUZZ_CHECK(!stamps[s].budget_spent || stamps[s].error != 0);
                 FUZZ_CHECK(stamps[s].error == 0 || stamps[s].time == 0);
         }
         /* What a lookup through the mounts asks of each name on the way: a link's target, or not one. */
         char target[256];
         struct file_read link;
-        int k = superblock_link_at(fs, "/var/lib/systemd/timesync", target, sizeof(target), &link);
-        FUZZ_CHECK(link.blocks <= SUPERBLOCK_FILE_BUDGET);
+        int k = lookup_link_at(fs, "/var/lib/systemd/timesync", target, sizeof(target), &link);
+        FUZZ_CHECK(link.blocks <= LOOKUP_BUDGET);
         FUZZ_CHECK(k <= 0 || (strlen(target) == link.got && link.got > 0 && link.got < sizeof(target)));
         FUZZ_CHECK(record_read_fs(fs, "/var/lib/clockfix/" RECORD_NAME, &rec) == 0);
         FUZZ_CHECK(rec.n <= RECORD_MAX_ENTRIES && (rec.error == 0 || rec.n == 0));
@@ -90,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * its budget and one more inode read for a stamp's mtime, and the lookup of a link.
          */
         uint64_t blocksize = (uint64_t)1024 << le32(data + 1024 + 24);
-        FUZZ_CHECK(superblock_bytes_read(fs) <= (5 * (SUPERBLOCK_FILE_BUDGET + 1) + 64) * blocksize);
+        FUZZ_CHECK(superblock_bytes_read(fs) <= (5 * (LOOKUP_BUDGET + 1) + 64) * blocksize);
         superblock_close(fs);
         close(fd);
         return 0;

@@ -5,7 +5,7 @@
 # images (mke2fs, debugfs), then, with tests/fs-loops, a directory or file whose block map or
 # extent tree points back at itself, as a corruption can, and which libext2fs would walk some
 # 10^9 times; and a directory that is a symbolic link to itself. Each lookup stops at its budget
-# (superblock_read_file()), says so for that file, and the rest is used: each run ends, exits 0,
+# (lookup_read_file()), says so for that file, and the rest is used: each run ends, exits 0,
 # leaves the image as it was (cf), and the clock is set from the times that could be read. Also a
 # device cut short before its group descriptors.
 . "$SRCDIR/tests/lib.sh"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * test-handoff: the pure parts of the daemon: how far NTP corrected the
+ * test-daemon: the pure parts of the daemon: how far NTP corrected the
  * estimate, when the stamp may be written, which timers count in each state
  * and when the loop wakes, when a sign of NTP is its synchronisation (each
  * client's ways, as they were seen in real boots), which rtnetlink messages
@@ -14,101 +14,101 @@
 
 #include "basic/clock.h"
 #include "basic/conf.h"
-#include "daemon/handoff-report.h"
-#include "daemon/handoff-stamp.h"
-#include "daemon/handoff-sync.h"
-#include "daemon/handoff.h"
+#include "daemon/daemon.h"
+#include "daemon/ntp-sync.h"
 #include "daemon/route.h"
+#include "daemon/stamp-keeper.h"
+#include "daemon/sync-report.h"
 #include "test.h"
 
 #define S(sec) ((usec_t)USEC_PER_SEC * (sec))
 
 static void test_correction(void)
 {
-        struct handoff_start s = { .realtime = S(1796000000), .boottime = S(5) };
+        struct daemon_start s = { .realtime = S(1796000000), .boottime = S(5) };
 
         /* Nobody touched the clock: it moved as boot time did. */
-        check_int(handoff_correction(&s, S(1796000010), S(15)), 0);
+        check_int(sync_correction(&s, S(1796000010), S(15)), 0);
         /* NTP stepped it an hour forward 10 s later: the estimate was an hour behind. */
-        check_int(handoff_correction(&s, S(1796003610), S(15)), (int64_t)S(3600));
+        check_int(sync_correction(&s, S(1796003610), S(15)), (int64_t)S(3600));
         /* And 250 ms back. */
-        check_int(handoff_correction(&s, S(1796000010) - 250000, S(15)), -250000);
+        check_int(sync_correction(&s, S(1796000010) - 250000, S(15)), -250000);
         /* Boot time before the start (not possible, but never a wrap-around). */
-        check_int(handoff_correction(&s, S(1796000000), S(1)), 0);
+        check_int(sync_correction(&s, S(1796000000), S(1)), 0);
 }
 
 static void test_estimate_error(void)
 {
         /* clockfix set the clock to its estimate: the error is minus NTP's correction. */
-        struct handoff_start set = {
+        struct daemon_start set = {
                 .stepped = true, .realtime = S(1796000000) + 1500, .boottime = S(5), .target = S(1796000000)
         };
-        check_int(handoff_estimate_error(&set, (int64_t)S(3600)), -(int64_t)S(3600));
-        check_int(handoff_estimate_error(&set, -250000), 250000);
+        check_int(sync_estimate_error(&set, (int64_t)S(3600)), -(int64_t)S(3600));
+        check_int(sync_estimate_error(&set, -250000), 250000);
         /* The clock was a day ahead of the estimate and right: the estimate was a day behind. */
-        struct handoff_start none = { .realtime = S(1796086400), .boottime = S(5), .target = S(1796000000) };
-        check_int(handoff_estimate_error(&none, 0), -(int64_t)S(86400));
+        struct daemon_start none = { .realtime = S(1796086400), .boottime = S(5), .target = S(1796000000) };
+        check_int(sync_estimate_error(&none, 0), -(int64_t)S(86400));
         /* ... and NTP moved it 10 s back: the estimate was a day less 10 s behind. */
-        check_int(handoff_estimate_error(&none, -(int64_t)S(10)), -(int64_t)S(86390));
+        check_int(sync_estimate_error(&none, -(int64_t)S(10)), -(int64_t)S(86390));
 }
 
 static void test_save_due(void)
 {
         /* The first look only takes the baseline. */
-        check(!handoff_save_due(false, 0, 0, 100));
+        check(!stamp_save_due(false, 0, 0, 100));
         /* Nothing written since: save. Something written: the journal holds a newer time already. */
-        check(handoff_save_due(true, 100, 0, 100));
-        check(!handoff_save_due(true, 100, 0, 104));
+        check(stamp_save_due(true, 100, 0, 100));
+        check(!stamp_save_due(true, 100, 0, 104));
         /* No counter (not ext4): every interval. */
-        check(handoff_save_due(false, 0, -ENOENT, 0));
-        check(handoff_save_due(true, 100, -ENOENT, 0));
+        check(stamp_save_due(false, 0, -ENOENT, 0));
+        check(stamp_save_due(true, 100, -ENOENT, 0));
 }
 
 static void test_timers(void)
 {
         /* Looking for synchronisation, the NTP unit with it, until synchronised, timeout or not. */
-        check(handoff_timer_armed(HANDOFF_WAITING_FOR_NETWORK, HANDOFF_TIMER_CHECK));
-        check(handoff_timer_armed(HANDOFF_WAITING_FOR_SYNC, HANDOFF_TIMER_CHECK));
-        check(handoff_timer_armed(HANDOFF_TIMED_OUT, HANDOFF_TIMER_CHECK));
-        check(!handoff_timer_armed(HANDOFF_SYNCHRONIZED, HANDOFF_TIMER_CHECK));
-        check(!handoff_timer_armed(HANDOFF_STOPPING, HANDOFF_TIMER_CHECK));
+        check(daemon_timer_armed(DAEMON_WAITING_FOR_NETWORK, DAEMON_TIMER_CHECK));
+        check(daemon_timer_armed(DAEMON_WAITING_FOR_SYNC, DAEMON_TIMER_CHECK));
+        check(daemon_timer_armed(DAEMON_TIMED_OUT, DAEMON_TIMER_CHECK));
+        check(!daemon_timer_armed(DAEMON_SYNCHRONIZED, DAEMON_TIMER_CHECK));
+        check(!daemon_timer_armed(DAEMON_STOPPING, DAEMON_TIMER_CHECK));
         /* The timeout counts only while waiting. */
-        check(handoff_timer_armed(HANDOFF_WAITING_FOR_NETWORK, HANDOFF_TIMER_TIMEOUT));
-        check(handoff_timer_armed(HANDOFF_WAITING_FOR_SYNC, HANDOFF_TIMER_TIMEOUT));
-        check(!handoff_timer_armed(HANDOFF_TIMED_OUT, HANDOFF_TIMER_TIMEOUT));
-        check(!handoff_timer_armed(HANDOFF_SYNCHRONIZED, HANDOFF_TIMER_TIMEOUT));
+        check(daemon_timer_armed(DAEMON_WAITING_FOR_NETWORK, DAEMON_TIMER_TIMEOUT));
+        check(daemon_timer_armed(DAEMON_WAITING_FOR_SYNC, DAEMON_TIMER_TIMEOUT));
+        check(!daemon_timer_armed(DAEMON_TIMED_OUT, DAEMON_TIMER_TIMEOUT));
+        check(!daemon_timer_armed(DAEMON_SYNCHRONIZED, DAEMON_TIMER_TIMEOUT));
         /* The stamp is kept in every state until the stop. */
-        check(handoff_timer_armed(HANDOFF_WAITING_FOR_NETWORK, HANDOFF_TIMER_SAVE));
-        check(handoff_timer_armed(HANDOFF_SYNCHRONIZED, HANDOFF_TIMER_SAVE));
-        check(!handoff_timer_armed(HANDOFF_STOPPING, HANDOFF_TIMER_SAVE));
+        check(daemon_timer_armed(DAEMON_WAITING_FOR_NETWORK, DAEMON_TIMER_SAVE));
+        check(daemon_timer_armed(DAEMON_SYNCHRONIZED, DAEMON_TIMER_SAVE));
+        check(!daemon_timer_armed(DAEMON_STOPPING, DAEMON_TIMER_SAVE));
 
-        usec_t due[_HANDOFF_TIMER_MAX] = {
-                [HANDOFF_TIMER_CHECK] = S(12), [HANDOFF_TIMER_TIMEOUT] = S(10), [HANDOFF_TIMER_SAVE] = S(70)
+        usec_t due[_DAEMON_TIMER_MAX] = {
+                [DAEMON_TIMER_CHECK] = S(12), [DAEMON_TIMER_TIMEOUT] = S(10), [DAEMON_TIMER_SAVE] = S(70)
         };
-        check_u64(handoff_next_wake(HANDOFF_WAITING_FOR_SYNC, due), S(10));
-        check_u64(handoff_next_wake(HANDOFF_TIMED_OUT, due), S(12));
-        check_u64(handoff_next_wake(HANDOFF_SYNCHRONIZED, due), S(70));
+        check_u64(daemon_next_wake(DAEMON_WAITING_FOR_SYNC, due), S(10));
+        check_u64(daemon_next_wake(DAEMON_TIMED_OUT, due), S(12));
+        check_u64(daemon_next_wake(DAEMON_SYNCHRONIZED, due), S(70));
         /* Synchronised, not keeping the stamp: only an event wakes it (no loop that spins). */
-        due[HANDOFF_TIMER_SAVE] = USEC_INFINITY;
-        check(handoff_next_wake(HANDOFF_SYNCHRONIZED, due) == USEC_INFINITY);
-        check(handoff_next_wake(HANDOFF_STOPPING, due) == USEC_INFINITY);
+        due[DAEMON_TIMER_SAVE] = USEC_INFINITY;
+        check(daemon_next_wake(DAEMON_SYNCHRONIZED, due) == USEC_INFINITY);
+        check(daemon_next_wake(DAEMON_STOPPING, due) == USEC_INFINITY);
 
         /* poll()'s milliseconds: never early (rounded up), 0 when past, -1 for never, capped. */
-        check_int(handoff_poll_timeout(USEC_INFINITY, S(5)), -1);
-        check_int(handoff_poll_timeout(S(5), S(5)), 0);
-        check_int(handoff_poll_timeout(S(4), S(5)), 0);
-        check_int(handoff_poll_timeout(S(5) + 1, S(5)), 1);
-        check_int(handoff_poll_timeout(S(6), S(5)), 1000);
-        check_int(handoff_poll_timeout(S(5) + S(86400) * 366, S(5)), INT32_MAX);
+        check_int(daemon_poll_timeout(USEC_INFINITY, S(5)), -1);
+        check_int(daemon_poll_timeout(S(5), S(5)), 0);
+        check_int(daemon_poll_timeout(S(4), S(5)), 0);
+        check_int(daemon_poll_timeout(S(5) + 1, S(5)), 1);
+        check_int(daemon_poll_timeout(S(6), S(5)), 1000);
+        check_int(daemon_poll_timeout(S(5) + S(86400) * 366, S(5)), INT32_MAX);
 
         /* Done when stopping, or synchronised or timed out without stay. */
-        check(handoff_finished(HANDOFF_STOPPING, true));
-        check(handoff_finished(HANDOFF_SYNCHRONIZED, false));
-        check(handoff_finished(HANDOFF_TIMED_OUT, false));
-        check(!handoff_finished(HANDOFF_SYNCHRONIZED, true));
-        check(!handoff_finished(HANDOFF_TIMED_OUT, true));
-        check(!handoff_finished(HANDOFF_WAITING_FOR_NETWORK, false));
-        check(!handoff_finished(HANDOFF_WAITING_FOR_SYNC, false));
+        check(daemon_finished(DAEMON_STOPPING, true));
+        check(daemon_finished(DAEMON_SYNCHRONIZED, false));
+        check(daemon_finished(DAEMON_TIMED_OUT, false));
+        check(!daemon_finished(DAEMON_SYNCHRONIZED, true));
+        check(!daemon_finished(DAEMON_TIMED_OUT, true));
+        check(!daemon_finished(DAEMON_WAITING_FOR_NETWORK, false));
+        check(!daemon_finished(DAEMON_WAITING_FOR_SYNC, false));
 }
 
 /* One RTM_NEWROUTE message with the attributes given (0 for absent). */
@@ -273,21 +273,21 @@ static void test_next_check(void)
 
         /* The network down and no step: nothing wakes the daemon but an event. */
         sync_watch_init(&w, true);
-        check(handoff_next_check(&w, false, S(1), S(100)) == USEC_INFINITY);
+        check(daemon_next_check(&w, false, S(1), S(100)) == USEC_INFINITY);
         /* The network up: the backing off interval. */
-        check(handoff_next_check(&w, true, S(8), S(100)) == S(108));
-        check(handoff_next_check(&w, true, USEC_INFINITY, S(100)) == USEC_INFINITY);
+        check(daemon_next_check(&w, true, S(8), S(100)) == S(108));
+        check(daemon_next_check(&w, true, USEC_INFINITY, S(100)) == USEC_INFINITY);
         /* After a step: every 0.5 s for 10 minutes, network or not; then back to the interval. */
         sync_watch_step(&w, S(100));
-        check(handoff_next_check(&w, false, S(1), S(100)) == S(100) + 500000);
-        check(handoff_next_check(&w, true, S(32), S(699)) == S(699) + 500000);
-        check(handoff_next_check(&w, true, S(32), S(700)) == S(732));
-        check(handoff_next_check(&w, false, S(32), S(700)) == USEC_INFINITY);
+        check(daemon_next_check(&w, false, S(1), S(100)) == S(100) + 500000);
+        check(daemon_next_check(&w, true, S(32), S(699)) == S(699) + 500000);
+        check(daemon_next_check(&w, true, S(32), S(700)) == S(732));
+        check(daemon_next_check(&w, false, S(32), S(700)) == USEC_INFINITY);
         /* A sign settling: looked at again when it is old enough. */
         sync_watch_init(&w, false);
         check_int(sync_watch_judge(&w, SYNC_SIGN_KERNEL, S(40)), SYNC_SETTLING);
-        check(handoff_next_check(&w, true, S(32), S(41)) == S(70));
-        check(handoff_next_check(&w, true, S(8), S(41)) == S(49));
+        check(daemon_next_check(&w, true, S(32), S(41)) == S(70));
+        check(daemon_next_check(&w, true, S(8), S(41)) == S(49));
 }
 
 /* The signals the daemon reads: the stops of init systems and terminals stop it, SIGHUP does not. */
@@ -295,11 +295,11 @@ static void test_signals(void)
 {
         sigset_t set;
 
-        handoff_signals(&set);
+        daemon_signals(&set);
         for (int sig = 1; sig < 32; sig++) {
                 bool read = sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGHUP;
                 check_int(sigismember(&set, sig), read);
-                check_int(handoff_signal_stops(sig), read && sig != SIGHUP);
+                check_int(daemon_signal_stops(sig), read && sig != SIGHUP);
         }
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff: the daemon after the clock is set: waits for the network and for
+ * daemon: the daemon after the clock is set: waits for the network and for
  * NTP, says how far off clockfix's estimate was, and keeps clockfix's stamp
  * file fresh without wearing the flash.
  */
@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #include "basic/time-util.h"
-#include "daemon/handoff-report.h"
+#include "daemon/sync-report.h"
 
 /* Where systemd-timesyncd says it synchronised (it touches the file each time). */
 #define TIMESYNC_FLAG_PATH "/run/systemd/timesync/synchronized"
 
 struct learn_config;
 
-struct handoff_config {
+struct daemon_config {
         const char *ntp_unit;             /* start it over D-Bus once the network is up; NULL: start none */
         usec_t save_interval;             /* refresh the stamp at most this often; 0: never */
         usec_t timeout;                   /* stop waiting for NTP after this long; 0: no limit */
@@ -32,17 +32,17 @@ struct handoff_config {
 
 /*
  * Runs until NTP synchronised the clock (or for ever with stay), the timeout
- * passes, or a signal that stops it (handoff_signal_stops()). Returns 0, or
+ * passes, or a signal that stops it (daemon_signal_stops()). Returns 0, or
  * -errno when it cannot run at all.
  */
-int handoff_run(const struct handoff_config *c, const struct handoff_start *s);
+int daemon_run(const struct daemon_config *c, const struct daemon_start *s);
 
 /*
  * The signals the daemon reads from a signalfd: SIGTERM, SIGINT, SIGQUIT and
  * SIGHUP. Blocked from the fork on (background_fork()), so that one sent
  * before the daemon reads them waits for it.
  */
-void handoff_signals(sigset_t *ret);
+void daemon_signals(sigset_t *ret);
 
 /*
  * Pure: whether the signal signo stops the daemon. SIGTERM (what systemd's,
@@ -54,30 +54,30 @@ void handoff_signals(sigset_t *ret);
  * end the one that keeps the stamp fresh, its pid file left behind; it only
  * says so.
  */
-bool handoff_signal_stops(int signo);
+bool daemon_signal_stops(int signo);
 
-/* Tells systemd the service is ready, with status, when the daemon stops before handoff_run(). */
-void handoff_ready(const char *status);
+/* Tells systemd the service is ready, with status, when the daemon stops before daemon_run(). */
+void daemon_ready(const char *status);
 
 /*
  * The daemon's states (docs/design.md §6). Whether the network is up is one
  * of them only until NTP synchronised or the timeout passed: a route seen
  * later still starts the NTP unit, in the state the daemon is in.
  */
-enum handoff_state {
-        HANDOFF_WAITING_FOR_NETWORK, /* no default route yet; synchronisation is looked for all the same */
-        HANDOFF_WAITING_FOR_SYNC,    /* the network is up (the NTP unit started): waiting for NTP */
-        HANDOFF_TIMED_OUT,           /* the timeout passed first; with stay, still looking for NTP */
-        HANDOFF_SYNCHRONIZED,        /* NTP synchronised the clock; with stay, keeping the stamp fresh */
-        HANDOFF_STOPPING,            /* SIGTERM, SIGINT, SIGQUIT: the stamp saved, nothing else done */
+enum daemon_state {
+        DAEMON_WAITING_FOR_NETWORK, /* no default route yet; synchronisation is looked for all the same */
+        DAEMON_WAITING_FOR_SYNC,    /* the network is up (the NTP unit started): waiting for NTP */
+        DAEMON_TIMED_OUT,           /* the timeout passed first; with stay, still looking for NTP */
+        DAEMON_SYNCHRONIZED,        /* NTP synchronised the clock; with stay, keeping the stamp fresh */
+        DAEMON_STOPPING,            /* SIGTERM, SIGINT, SIGQUIT: the stamp saved, nothing else done */
 };
 
 /* The daemon's timers, in the order they are handled when several are due at once. */
-enum handoff_timer {
-        HANDOFF_TIMER_CHECK,   /* look for synchronisation (and start the NTP unit again) */
-        HANDOFF_TIMER_TIMEOUT, /* the timeout */
-        HANDOFF_TIMER_SAVE,    /* refresh the stamp; due at USEC_INFINITY when it is not kept */
-        _HANDOFF_TIMER_MAX,
+enum daemon_timer {
+        DAEMON_TIMER_CHECK,   /* look for synchronisation (and start the NTP unit again) */
+        DAEMON_TIMER_TIMEOUT, /* the timeout */
+        DAEMON_TIMER_SAVE,    /* refresh the stamp; due at USEC_INFINITY when it is not kept */
+        _DAEMON_TIMER_MAX,
 };
 
 /*
@@ -85,10 +85,10 @@ enum handoff_timer {
  * after the timeout, with stay), the timeout only while waiting, the save timer
  * in every state but stopping.
  */
-bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer);
+bool daemon_timer_armed(enum daemon_state state, enum daemon_timer timer);
 
 /* Pure: the earliest due time (CLOCK_BOOTTIME) of the timers armed in state, or USEC_INFINITY. */
-usec_t handoff_next_wake(enum handoff_state state, const usec_t due[static _HANDOFF_TIMER_MAX]);
+usec_t daemon_next_wake(enum daemon_state state, const usec_t due[static _DAEMON_TIMER_MAX]);
 
 struct sync_watch;
 
@@ -99,10 +99,10 @@ struct sync_watch;
  * seconds to minutes after its step: chrony 2 s, openntpd up to 6 minutes), and when a sign with
  * no step behind it is old enough to be taken (SYNC_SETTLE). USEC_INFINITY: never.
  */
-usec_t handoff_next_check(const struct sync_watch *w, bool network_up, usec_t check_every, usec_t now);
+usec_t daemon_next_check(const struct sync_watch *w, bool network_up, usec_t check_every, usec_t now);
 
 /* Pure: poll()'s timeout until the boot time wake: milliseconds rounded up, 0 when past, -1 for never. */
-int handoff_poll_timeout(usec_t wake, usec_t now);
+int daemon_poll_timeout(usec_t wake, usec_t now);
 
 /* Pure: whether the daemon is done in state: stopping, or synchronised or timed out without stay. */
-bool handoff_finished(enum handoff_state state, bool stay);
+bool daemon_finished(enum daemon_state state, bool stay);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff-stamp: the daemon's stamp file, kept fresh without wearing the
+ * stamp-keeper: the daemon's stamp file, kept fresh without wearing the
  * flash: refreshed only when nothing else wrote to its filesystem in the
  * interval, and at stop (docs/design.md §6).
  */
@@ -10,10 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct handoff_stamp {
+struct stamp_keeper {
         const char *path;    /* clockfix's stamp file */
         bool dry_run;        /* say what would be written, write nothing */
-        bool have_sd;        /* libsystemd is there: the unit that touches the stamp can be started */
         bool warned_no_dir;  /* the stamp's directory is missing: warned */
         bool said_read_only; /* the stamp's filesystem is read-only for every process: said so */
         bool warned_unit;    /* the unit could not touch the stamp: warned */
@@ -23,14 +22,14 @@ struct handoff_stamp {
 };
 
 /* Takes the filesystem's write counter as the baseline: the first interval tells whether anything writes. */
-void handoff_stamp_baseline(struct handoff_stamp *k);
+void stamp_keeper_baseline(struct stamp_keeper *k);
 
 /* The save interval passed: refreshes the stamp when nothing else wrote meanwhile, else takes the counter.
  */
-void handoff_stamp_interval(struct handoff_stamp *k);
+void stamp_keeper_interval(struct stamp_keeper *k);
 
 /* At stop: refreshes the stamp (where its directory is there). */
-void handoff_stamp_at_stop(struct handoff_stamp *k);
+void stamp_keeper_at_stop(struct stamp_keeper *k);
 
 /*
  * Pure: whether to refresh the stamp, given the filesystem's write counter at
@@ -39,12 +38,20 @@ void handoff_stamp_at_stop(struct handoff_stamp *k);
  * other write records the time; otherwise those writes (and their journal
  * commits) do it already, and ours would only add wear.
  */
-bool handoff_save_due(bool have_last, uint64_t last, int counter, uint64_t now);
+bool stamp_save_due(bool have_last, uint64_t last, int counter, uint64_t now);
 
 /*
- * Starts unit (a oneshot in a sandbox of its own) to write path, when the
- * daemon's own sandbox keeps its filesystem read-only, and waits up to 5 s
- * for path's new mtime. Returns 0, or -errno with why in reason; -ETIMEDOUT
- * when the unit ran and did not write it.
+ * Sets the mtime of clockfix's stamp file at path to now, creating the file
+ * (empty, 0644) if needed, and makes it durable (fsync: one journal commit).
+ * Never follows a symbolic link. 0, or -errno (-EROFS while / is read-only).
  */
-int handoff_unit_writes(bool have_sd, const char *unit, const char *path, char *reason, size_t size);
+int stamp_save(const char *path);
+
+/*
+ * The kilobytes ever written to the ext4 filesystem that holds path (its
+ * directory, when path does not exist yet): the kernel's
+ * /sys/fs/ext4/<device>/lifetime_write_kbytes. It moves whenever anything
+ * writes to the device. 0, -ENOENT when it is not ext4 (or sysfs is not
+ * mounted), or -errno.
+ */
+int fs_written_kbytes(const char *path, uint64_t *ret);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff-report: the entry at NTP's synchronisation, in the journal (its fields, one message id
+ * sync-report: the entry at NTP's synchronisation, in the journal (its fields, one message id
  * to find them by) or, without journald, on one line of the log with the same fields.
  */
 
@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "basic/log.h"
-#include "daemon/handoff-report.h"
 #include "daemon/learn.h"
-#include "daemon/sd.h"
+#include "daemon/sync-report.h"
+#include "daemon/systemd.h"
 
 /* The journal's message id of "NTP synchronised the clock; this is how far off the estimate was". */
 #define MESSAGE_ID_SYNCHRONIZED "56e30c5a17be4318aa6b9584b7e12d7e"
@@ -21,7 +21,7 @@
 /* Where journald takes structured entries. */
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime)
+int64_t sync_correction(const struct daemon_start *s, usec_t realtime, usec_t boottime)
 {
         /* Where the clock would be had nobody stepped it: the start plus the boot time since. */
         usec_t expected = s->realtime + (boottime >= s->boottime ? boottime - s->boottime : 0);
@@ -29,7 +29,7 @@ int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_
         return realtime >= expected ? (int64_t)(realtime - expected) : -(int64_t)(expected - realtime);
 }
 
-int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction)
+int64_t sync_estimate_error(const struct daemon_start *s, int64_t correction)
 {
         /* The clock was set to the estimate: the clock's error was the estimate's. */
         if (s->stepped)
@@ -40,7 +40,7 @@ int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction
         return ahead - correction;
 }
 
-void handoff_describe_source(const struct handoff_start *s, char *buf, size_t size)
+void sync_describe_source(const struct daemon_start *s, char *buf, size_t size)
 {
         if (!s->source)
                 snprintf(buf, size, "no disk time");
@@ -72,12 +72,12 @@ static char *format_fields(char *buf, size_t size, char f[][1300], size_t n)
         return buf;
 }
 
-void handoff_report(const struct handoff_start *s, const struct handoff_sync *y, bool have_sd, char *status,
+void sync_report(const struct daemon_start *s, const struct sync_event *y, bool have_sd, char *status,
         size_t status_size)
 {
         usec_t boot = y->boottime;
-        int64_t correction = handoff_correction(s, y->realtime, boot);
-        int64_t error = handoff_estimate_error(s, correction);
+        int64_t correction = sync_correction(s, y->realtime, boot);
+        int64_t error = sync_estimate_error(s, correction);
         bool stepped = y->steps > 0;
         usec_t since_step = stepped && boot >= y->last_step ? boot - y->last_step : 0;
         const struct learn_summary *future = y->future;
@@ -85,7 +85,7 @@ void handoff_report(const struct handoff_start *s, const struct handoff_sync *y,
         char source[512], by[SECONDS_MAX + 1], off[SECONDS_MAX + 1], after[SECONDS_MAX],
                 step[SECONDS_MAX + 64], message[1200], fields[4096];
 
-        handoff_describe_source(s, source, sizeof(source));
+        sync_describe_source(s, source, sizeof(source));
         format_signed_seconds(by, correction);
         format_signed_seconds(off, error);
         format_seconds(after, boot - s->boottime);
@@ -131,7 +131,7 @@ void handoff_report(const struct handoff_start *s, const struct handoff_sync *y,
          * Without the journal (not under systemd, no libsystemd): the same on stderr, on one line.
          * sd_journal_sendv() says nothing when journald is not there: look for its socket first.
          */
-        if (!have_sd || access(JOURNAL_SOCKET, W_OK) < 0 || sd_journal_fields(iov, n) < 0)
+        if (!have_sd || access(JOURNAL_SOCKET, W_OK) < 0 || systemd_journal_send(iov, n) < 0)
                 log_notice("%s [%s]", message, format_fields(fields, sizeof(fields), f + 3, n - 3));
 
         snprintf(status, status_size, "Synchronised by NTP, which corrected the clock by %s s", by);

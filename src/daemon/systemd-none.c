@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* sd: no libsystemd (static, or -Dlibsystemd=disabled): readiness by hand, messages on stderr, no D-Bus */
+/* systemd: no libsystemd (static, or -Dlibsystemd=disabled): readiness by hand, messages on stderr, no D-Bus
+ */
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/sd.h"
+#include "daemon/systemd.h"
 
-int sd_load(const char **ret_reason)
+int systemd_load(const char **ret_reason)
 {
         *ret_reason = "this clockfix is built without libsystemd";
         return -EOPNOTSUPP;
@@ -22,7 +24,7 @@ int sd_load(const char **ret_reason)
  * socket in $NOTIFY_SOCKET (a path, or '@' for the abstract namespace), so a
  * daemon without it still tells systemd it is ready.
  */
-int sd_notify_state(const char *state)
+int systemd_notify(const char *state)
 {
         const char *e = getenv("NOTIFY_SOCKET");
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -47,23 +49,30 @@ int sd_notify_state(const char *state)
         return r;
 }
 
-int sd_journal_fields(const struct iovec *fields, size_t n)
+int systemd_journal_send(const struct iovec *fields, size_t n)
 {
         (void)fields;
         (void)n;
         return -EOPNOTSUPP;
 }
 
-int sd_own_unit(char **ret)
+int systemd_own_unit(char **ret)
 {
         (void)ret;
         return -EOPNOTSUPP;
 }
 
-int sd_start_unit(const char *unit, char *reason, size_t size)
+int systemd_start_unit(const char *unit, char *reason, size_t size)
 {
         (void)unit;
         (void)reason;
         (void)size;
+        return -EOPNOTSUPP;
+}
+
+int systemd_unit_writes(const char *unit, const char *path, char *reason, size_t size)
+{
+        (void)path;
+        snprintf(reason, size, "no libsystemd to start %s", unit);
         return -EOPNOTSUPP;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff-flag: timesyncd's flag file (/run/systemd/timesync/synchronized, touched at each of its
+ * timesyncd-flag: timesyncd's flag file (/run/systemd/timesync/synchronized, touched at each of its
  * synchronisations): whether it is new since the daemon started, and an inotify watch that wakes
  * the daemon when it appears or is touched, so that no timer has to look for it.
  */
@@ -11,7 +11,7 @@
 
 #include "basic/stat-util.h"
 
-struct handoff_flag {
+struct timesyncd_flag {
         const char *path;          /* the flag */
         char dir[PATH_MAX];        /* its directory */
         char parent[PATH_MAX];     /* and the directory's */
@@ -27,12 +27,12 @@ struct handoff_flag {
  * its parent: timesyncd makes /run/systemd/timesync as it starts). 0, or -errno when there is
  * nothing to watch (no /run/systemd: timesyncd cannot run) or inotify fails: f->fd is -1 then.
  */
-int handoff_flag_open(struct handoff_flag *f, const char *path);
+int timesyncd_flag_open(struct timesyncd_flag *f, const char *path);
 
 /* After poll() said f->fd is readable: true when the flag may have changed (look at it now). */
-bool handoff_flag_read(struct handoff_flag *f);
+bool timesyncd_flag_read(struct timesyncd_flag *f);
 
 /* Whether the flag appeared, or was touched, since the start. */
-bool handoff_flag_new(const struct handoff_flag *f);
+bool timesyncd_flag_new(const struct timesyncd_flag *f);
 
-void handoff_flag_close(struct handoff_flag *f);
+void timesyncd_flag_close(struct timesyncd_flag *f);

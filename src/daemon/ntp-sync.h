@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff-sync: when the daemon takes the clock as synchronised by NTP, from
+ * ntp-sync: when the daemon takes the clock as synchronised by NTP, from
  * the signs a client leaves and the steps it makes (docs/design.md §6). Pure:
  * the daemon reads the kernel, the flag file and the clocks, and hands them in.
  */

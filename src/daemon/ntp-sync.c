@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff-sync: when the daemon takes the clock as synchronised by NTP. A
+ * ntp-sync: when the daemon takes the clock as synchronised by NTP. A
  * client's sign alone is not enough: ntpsec 1.2 marks the kernel synchronised
  * as it starts, before it heard any server (it writes its 16 s maximum
  * dispersion into a field of microseconds), and steps the clock seconds later.
  * What cannot be faked is the step itself (docs/design.md §6).
  */
 
-#include "daemon/handoff-sync.h"
+#include "daemon/ntp-sync.h"
 #include "basic/clock.h"
 
 const char *sync_sign_name(enum sync_sign sign)

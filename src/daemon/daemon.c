@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff: the daemon after the clock is set, until NTP has it: one handler
+ * daemon: the daemon after the clock is set, until NTP has it: one handler
  * per event (a signal, a route, a clock step, and the timers: the check for
  * synchronisation, the timeout, the stamp's refresh), and a loop that only
  * waits for the next one and dispatches it (docs/design.md §6).
@@ -20,14 +20,14 @@
 #include "basic/log.h"
 #include "basic/stat-util.h"
 #include "daemon/background.h"
-#include "daemon/handoff-flag.h"
-#include "daemon/handoff-report.h"
-#include "daemon/handoff-stamp.h"
-#include "daemon/handoff-sync.h"
-#include "daemon/handoff.h"
+#include "daemon/daemon.h"
 #include "daemon/learn.h"
+#include "daemon/ntp-sync.h"
 #include "daemon/route.h"
-#include "daemon/sd.h"
+#include "daemon/stamp-keeper.h"
+#include "daemon/sync-report.h"
+#include "daemon/systemd.h"
+#include "daemon/timesyncd-flag.h"
 
 /* Once the network is up, sync is looked for at least this often, backing off from the first to the last. */
 #define CHECK_FIRST (1 * USEC_PER_SEC)
@@ -40,16 +40,16 @@
 #define CHECK_AFTER_STEP     (USEC_PER_SEC / 2)
 #define CHECK_AFTER_STEP_FOR (10 * 60 * USEC_PER_SEC)
 
-bool handoff_timer_armed(enum handoff_state state, enum handoff_timer timer)
+bool daemon_timer_armed(enum daemon_state state, enum daemon_timer timer)
 {
         switch (timer) {
-        case HANDOFF_TIMER_CHECK:
-                return state != HANDOFF_SYNCHRONIZED && state != HANDOFF_STOPPING;
-        case HANDOFF_TIMER_TIMEOUT:
+        case DAEMON_TIMER_CHECK:
+                return state != DAEMON_SYNCHRONIZED && state != DAEMON_STOPPING;
+        case DAEMON_TIMER_TIMEOUT:
                 /* The timeout counts only until synchronisation, with stay or not. */
-                return state == HANDOFF_WAITING_FOR_NETWORK || state == HANDOFF_WAITING_FOR_SYNC;
-        case HANDOFF_TIMER_SAVE:
-                return state != HANDOFF_STOPPING;
+                return state == DAEMON_WAITING_FOR_NETWORK || state == DAEMON_WAITING_FOR_SYNC;
+        case DAEMON_TIMER_SAVE:
+                return state != DAEMON_STOPPING;
         default:
                 return false;
         }
@@ -66,17 +66,17 @@ static usec_t add_usec(usec_t a, usec_t b)
         return a > USEC_INFINITY - b ? USEC_INFINITY : a + b;
 }
 
-usec_t handoff_next_wake(enum handoff_state state, const usec_t due[static _HANDOFF_TIMER_MAX])
+usec_t daemon_next_wake(enum daemon_state state, const usec_t due[static _DAEMON_TIMER_MAX])
 {
         usec_t wake = USEC_INFINITY;
 
-        for (int t = 0; t < _HANDOFF_TIMER_MAX; t++)
-                if (handoff_timer_armed(state, t))
+        for (int t = 0; t < _DAEMON_TIMER_MAX; t++)
+                if (daemon_timer_armed(state, t))
                         wake = min_usec(wake, due[t]);
         return wake;
 }
 
-int handoff_poll_timeout(usec_t wake, usec_t now)
+int daemon_poll_timeout(usec_t wake, usec_t now)
 {
         if (wake == USEC_INFINITY)
                 return -1;
@@ -86,7 +86,7 @@ int handoff_poll_timeout(usec_t wake, usec_t now)
         return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
 
-usec_t handoff_next_check(const struct sync_watch *w, bool network_up, usec_t check_every, usec_t now)
+usec_t daemon_next_check(const struct sync_watch *w, bool network_up, usec_t check_every, usec_t now)
 {
         usec_t next = network_up ? add_usec(now, check_every) : USEC_INFINITY;
 
@@ -97,45 +97,45 @@ usec_t handoff_next_check(const struct sync_watch *w, bool network_up, usec_t ch
         return next;
 }
 
-bool handoff_finished(enum handoff_state state, bool stay)
+bool daemon_finished(enum daemon_state state, bool stay)
 {
-        if (state == HANDOFF_STOPPING)
+        if (state == DAEMON_STOPPING)
                 return true;
-        return !stay && (state == HANDOFF_SYNCHRONIZED || state == HANDOFF_TIMED_OUT);
+        return !stay && (state == DAEMON_SYNCHRONIZED || state == DAEMON_TIMED_OUT);
 }
 
 /* The file descriptors the daemon waits on, in the order their events are handled. */
 enum watch {
-        WATCH_SIGNAL, /* SIGTERM, SIGINT, SIGQUIT, SIGHUP: a signalfd (handoff_signals()) */
+        WATCH_SIGNAL, /* SIGTERM, SIGINT, SIGQUIT, SIGHUP: a signalfd (daemon_signals()) */
         WATCH_ROUTE,  /* a default route: rtnetlink, until the network is up */
         WATCH_CLOCK,  /* someone set the clock: a timerfd (TFD_TIMER_CANCEL_ON_SET) */
-        WATCH_FLAG,   /* timesyncd's flag touched: inotify (handoff-flag.c) */
+        WATCH_FLAG,   /* timesyncd's flag touched: inotify (timesyncd-flag.c) */
         _WATCH_MAX,
 };
 
 struct daemon {
-        const struct handoff_config *c;
-        const struct handoff_start *s;
-        enum handoff_state state;
+        const struct daemon_config *c;
+        const struct daemon_start *s;
+        enum daemon_state state;
         bool have_sd;
-        int fd[_WATCH_MAX];             /* negative: not watched (any more) */
-        usec_t due[_HANDOFF_TIMER_MAX]; /* when each timer is next due, CLOCK_BOOTTIME */
-        usec_t check_every;             /* the check's interval now, from CHECK_FIRST to CHECK_MAX */
-        usec_t now;                     /* CLOCK_BOOTTIME when the last wait ended */
-        bool network_up;                /* a default route was seen (or the routes cannot be watched) */
-        struct sync_watch sync;         /* the signs and steps of NTP so far */
-        int64_t correction_seen;        /* NTP's correction at the last step: what the next one adds */
+        int fd[_WATCH_MAX];            /* negative: not watched (any more) */
+        usec_t due[_DAEMON_TIMER_MAX]; /* when each timer is next due, CLOCK_BOOTTIME */
+        usec_t check_every;            /* the check's interval now, from CHECK_FIRST to CHECK_MAX */
+        usec_t now;                    /* CLOCK_BOOTTIME when the last wait ended */
+        bool network_up;               /* a default route was seen (or the routes cannot be watched) */
+        struct sync_watch sync;        /* the signs and steps of NTP so far */
+        int64_t correction_seen;       /* NTP's correction at the last step: what the next one adds */
         bool said_unstepped, said_settling;
         bool ntp_pending; /* the NTP unit is to be started again (never once synchronised) */
         unsigned ntp_tries;
-        struct handoff_flag flag; /* timesyncd's; its inotify descriptor is fd[WATCH_FLAG] */
-        struct handoff_stamp stamp;
+        struct timesyncd_flag flag; /* timesyncd's; its inotify descriptor is fd[WATCH_FLAG] */
+        struct stamp_keeper stamp;
 };
 
 /* Once synchronised, timesyncd's flag no longer matters. */
 static void stop_watching_flag(struct daemon *d)
 {
-        handoff_flag_close(&d->flag);
+        timesyncd_flag_close(&d->flag);
         d->fd[WATCH_FLAG] = -1;
 }
 
@@ -144,13 +144,13 @@ static void daemon_close(struct daemon *d)
         for (int w = _WATCH_MAX - 1; w >= 0; w--)
                 if (d->fd[w] >= 0 && w != WATCH_FLAG)
                         close(d->fd[w]);
-        handoff_flag_close(&d->flag);
+        timesyncd_flag_close(&d->flag);
 }
 
 static void notify(struct daemon *d, const char *state)
 {
         (void)d;
-        (void)sd_notify_state(state);
+        (void)systemd_notify(state);
 }
 
 static void notify_status(struct daemon *d, const char *status)
@@ -176,8 +176,8 @@ static void enter_synchronized(struct daemon *d, const char *how)
                 (void)learn(&l, real, &future);
         }
         char status[600];
-        handoff_report(d->s,
-                &(struct handoff_sync){
+        sync_report(d->s,
+                &(struct sync_event){
                         .signal = how,
                         .realtime = real,
                         .boottime = boot,
@@ -190,7 +190,7 @@ static void enter_synchronized(struct daemon *d, const char *how)
         if (d->c->stay)
                 strncat(status, "; keeping the stamp file fresh", sizeof(status) - strlen(status) - 1);
         notify_status(d, status);
-        d->state = HANDOFF_SYNCHRONIZED;
+        d->state = DAEMON_SYNCHRONIZED;
         stop_watching_flag(d);
         if (d->ntp_pending)
                 log_info("Not starting %s: the clock is synchronised already", d->c->ntp_unit);
@@ -203,7 +203,7 @@ static void enter_synchronized(struct daemon *d, const char *how)
  */
 static void start_ntp_unit(struct daemon *d)
 {
-        bool synchronized = d->state == HANDOFF_SYNCHRONIZED;
+        bool synchronized = d->state == DAEMON_SYNCHRONIZED;
         char reason[256], status[300];
         int r;
 
@@ -212,7 +212,7 @@ static void start_ntp_unit(struct daemon *d)
                 log_notice("Would start %s; --dry-run: not started", d->c->ntp_unit);
         else if (!d->have_sd)
                 log_warning("Cannot start %s: no libsystemd", d->c->ntp_unit);
-        else if ((r = sd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0) {
+        else if ((r = systemd_start_unit(d->c->ntp_unit, reason, sizeof(reason))) < 0) {
                 /*
                  * Warned once; the tries that follow, every 1 s to 32 s, in the debug output. Not
                  * tried again once the clock is synchronised: the unit no longer matters.
@@ -246,11 +246,11 @@ static void enter_network_up(struct daemon *d, const struct default_route *route
                         route->gateway, ifname[0] ? " dev " : "", ifname);
         }
         d->network_up = true;
-        if (d->state == HANDOFF_WAITING_FOR_NETWORK)
-                d->state = HANDOFF_WAITING_FOR_SYNC;
+        if (d->state == DAEMON_WAITING_FOR_NETWORK)
+                d->state = DAEMON_WAITING_FOR_SYNC;
         if (d->c->ntp_unit)
                 start_ntp_unit(d);
-        else if (d->state != HANDOFF_SYNCHRONIZED)
+        else if (d->state != DAEMON_SYNCHRONIZED)
                 notify_status(d, "Network is up; waiting for NTP");
 }
 
@@ -258,7 +258,7 @@ static void enter_network_up(struct daemon *d, const struct default_route *route
 static void check_soon(struct daemon *d)
 {
         d->check_every = CHECK_FIRST;
-        d->due[HANDOFF_TIMER_CHECK] = d->now;
+        d->due[DAEMON_TIMER_CHECK] = d->now;
 }
 
 /* SIGTERM, SIGINT or SIGQUIT: the stamp saved, and the daemon stops; SIGHUP: said, and nothing else. */
@@ -268,15 +268,15 @@ static void on_signal(struct daemon *d)
 
         if (read(d->fd[WATCH_SIGNAL], &si, sizeof(si)) != (ssize_t)sizeof(si))
                 return;
-        if (!handoff_signal_stops((int)si.ssi_signo)) {
+        if (!daemon_signal_stops((int)si.ssi_signo)) {
                 log_info("Ignoring SIGHUP: nothing to reload or reopen (SIGTERM stops the daemon)");
                 return;
         }
         log_info("Stopping (%s)", strsignal((int)si.ssi_signo));
         notify(d, "STOPPING=1");
         if (d->c->save_interval > 0)
-                handoff_stamp_at_stop(&d->stamp);
-        d->state = HANDOFF_STOPPING;
+                stamp_keeper_at_stop(&d->stamp);
+        d->state = DAEMON_STOPPING;
 }
 
 /* rtnetlink: once a default route is there (or the routes cannot be read), the network is up. */
@@ -308,7 +308,7 @@ static bool notice_step(struct daemon *d, bool set)
         usec_t real, boot;
 
         clock_pair(&real, &boot);
-        int64_t correction = handoff_correction(d->s, real, boot), step = correction - d->correction_seen;
+        int64_t correction = sync_correction(d->s, real, boot), step = correction - d->correction_seen;
         if (step > -(int64_t)SYNC_STEP_MIN && step < (int64_t)SYNC_STEP_MIN) {
                 if (set)
                         log_debug("The clock was set, by %s s: no step", format_signed_seconds(by, step));
@@ -325,15 +325,15 @@ static bool notice_step(struct daemon *d, bool set)
 /* timesyncd's flag, or its directory, changed: looked at now. */
 static void on_flag(struct daemon *d)
 {
-        if (handoff_flag_read(&d->flag))
-                d->due[HANDOFF_TIMER_CHECK] = d->now;
+        if (timesyncd_flag_read(&d->flag))
+                d->due[DAEMON_TIMER_CHECK] = d->now;
 }
 
 /* The clock-step watch: a step brings the look for synchronisation forward, to now. */
 static void on_clock_step(struct daemon *d)
 {
         if (clock_watch_read(d->fd[WATCH_CLOCK]) > 0 && notice_step(d, true))
-                d->due[HANDOFF_TIMER_CHECK] = d->now;
+                d->due[DAEMON_TIMER_CHECK] = d->now;
 }
 
 /* A sign of synchronisation with no step behind it, said once until the next step. */
@@ -359,8 +359,8 @@ static void say_unstepped(struct daemon *d, enum sync_verdict verdict)
 }
 
 /*
- * The check timer: looks for NTP synchronisation (handoff-sync.c judges what it finds), else
- * tries the NTP unit again; then the next look (handoff_next_check()).
+ * The check timer: looks for NTP synchronisation (ntp-sync.c judges what it finds), else
+ * tries the NTP unit again; then the next look (daemon_next_check()).
  */
 static void on_sync_check(struct daemon *d)
 {
@@ -373,7 +373,7 @@ static void on_sync_check(struct daemon *d)
 
         if (r < 0)
                 log_debug_errno(r, "Cannot read the kernel's NTP state (adjtimex): %m");
-        enum sync_sign sign = sync_sign_of(r >= 0 ? &kernel : NULL, handoff_flag_new(&d->flag));
+        enum sync_sign sign = sync_sign_of(r >= 0 ? &kernel : NULL, timesyncd_flag_new(&d->flag));
         enum sync_verdict verdict = sync_watch_judge(&d->sync, sign, d->now);
         if (verdict == SYNC_REAL) {
                 enter_synchronized(d, sync_sign_name(sign));
@@ -382,7 +382,7 @@ static void on_sync_check(struct daemon *d)
         say_unstepped(d, verdict);
         if (d->ntp_pending)
                 start_ntp_unit(d);
-        d->due[HANDOFF_TIMER_CHECK] = handoff_next_check(&d->sync, d->network_up, d->check_every, d->now);
+        d->due[DAEMON_TIMER_CHECK] = daemon_next_check(&d->sync, d->network_up, d->check_every, d->now);
         if (d->network_up)
                 d->check_every = min_usec(d->check_every * 2, CHECK_MAX);
 }
@@ -396,15 +396,15 @@ static void on_timeout(struct daemon *d)
                 d->c->timeout_origin ? d->c->timeout_origin : "timeout",
                 d->c->stay ? ": keeping the stamp file fresh" : ": stopping");
         notify_status(d, "No NTP synchronisation within the timeout");
-        d->state = HANDOFF_TIMED_OUT;
+        d->state = DAEMON_TIMED_OUT;
         d->ntp_pending = false;
 }
 
 /* The save timer: the stamp refreshed if nothing else wrote to its filesystem meanwhile. */
 static void on_save_timer(struct daemon *d)
 {
-        handoff_stamp_interval(&d->stamp);
-        d->due[HANDOFF_TIMER_SAVE] = add_usec(d->now, d->c->save_interval);
+        stamp_keeper_interval(&d->stamp);
+        d->due[DAEMON_TIMER_SAVE] = add_usec(d->now, d->c->save_interval);
 }
 
 static void (*const watch_handlers[_WATCH_MAX])(struct daemon *d) = {
@@ -414,10 +414,10 @@ static void (*const watch_handlers[_WATCH_MAX])(struct daemon *d) = {
         [WATCH_FLAG] = on_flag,
 };
 
-static void (*const timer_handlers[_HANDOFF_TIMER_MAX])(struct daemon *d) = {
-        [HANDOFF_TIMER_CHECK] = on_sync_check,
-        [HANDOFF_TIMER_TIMEOUT] = on_timeout,
-        [HANDOFF_TIMER_SAVE] = on_save_timer,
+static void (*const timer_handlers[_DAEMON_TIMER_MAX])(struct daemon *d) = {
+        [DAEMON_TIMER_CHECK] = on_sync_check,
+        [DAEMON_TIMER_TIMEOUT] = on_timeout,
+        [DAEMON_TIMER_SAVE] = on_save_timer,
 };
 
 /* Waits until an event comes or the next armed timer is due. 0, or -errno when poll() fails. */
@@ -427,7 +427,7 @@ static int wait_for_event(struct daemon *d, struct pollfd p[static _WATCH_MAX])
 
         for (int w = 0; w < _WATCH_MAX; w++)
                 p[w] = (struct pollfd){ .fd = d->fd[w], .events = POLLIN };
-        if (poll(p, _WATCH_MAX, handoff_poll_timeout(handoff_next_wake(d->state, d->due), now)) < 0 &&
+        if (poll(p, _WATCH_MAX, daemon_poll_timeout(daemon_next_wake(d->state, d->due), now)) < 0 &&
                 errno != EINTR)
                 return log_error_errno(errno, "poll: %m");
         d->now = clock_boottime();
@@ -437,21 +437,21 @@ static int wait_for_event(struct daemon *d, struct pollfd p[static _WATCH_MAX])
 /* Hands each event that came, then each armed timer that is due, to its handler, until one stops. */
 static void dispatch(struct daemon *d, const struct pollfd p[static _WATCH_MAX])
 {
-        for (int w = 0; w < _WATCH_MAX && d->state != HANDOFF_STOPPING; w++)
+        for (int w = 0; w < _WATCH_MAX && d->state != DAEMON_STOPPING; w++)
                 if (p[w].revents)
                         watch_handlers[w](d);
-        for (int t = 0; t < _HANDOFF_TIMER_MAX && d->state != HANDOFF_STOPPING; t++)
-                if (handoff_timer_armed(d->state, t) && d->now >= d->due[t])
+        for (int t = 0; t < _DAEMON_TIMER_MAX && d->state != DAEMON_STOPPING; t++)
+                if (daemon_timer_armed(d->state, t) && d->now >= d->due[t])
                         timer_handlers[t](d);
 }
 
-/* Why these, and why SIGHUP does not stop the daemon: handoff.h. */
-bool handoff_signal_stops(int signo)
+/* Why these, and why SIGHUP does not stop the daemon: daemon.h. */
+bool daemon_signal_stops(int signo)
 {
         return signo == SIGTERM || signo == SIGINT || signo == SIGQUIT;
 }
 
-void handoff_signals(sigset_t *ret)
+void daemon_signals(sigset_t *ret)
 {
         sigemptyset(ret);
         sigaddset(ret, SIGTERM);
@@ -460,12 +460,12 @@ void handoff_signals(sigset_t *ret)
         sigaddset(ret, SIGHUP);
 }
 
-/* Blocks the signals of handoff_signals(), to read them from a signalfd. 0 or -errno (logged). */
+/* Blocks the signals of daemon_signals(), to read them from a signalfd. 0 or -errno (logged). */
 static int watch_signals(struct daemon *d)
 {
         sigset_t mask;
 
-        handoff_signals(&mask);
+        daemon_signals(&mask);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
                 (d->fd[WATCH_SIGNAL] = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
                 return log_error_errno(errno, "Cannot watch for signals: %m");
@@ -475,10 +475,10 @@ static int watch_signals(struct daemon *d)
 /* READY=1, with what `set` did in STATUS=. */
 static void say_ready(struct daemon *d)
 {
-        const struct handoff_start *s = d->s;
+        const struct daemon_start *s = d->s;
         char source[512], status[700], state[800];
 
-        handoff_describe_source(s, source, sizeof(source));
+        sync_describe_source(s, source, sizeof(source));
         if (!s->source)
                 snprintf(status, sizeof(status), "No usable time on disk; waiting for the network and NTP");
         else if (s->stepped) {
@@ -502,7 +502,7 @@ static void say_ready(struct daemon *d)
  */
 static void look_for_sync_at_start(struct daemon *d)
 {
-        int r = handoff_flag_open(&d->flag, d->c->timesync_flag);
+        int r = timesyncd_flag_open(&d->flag, d->c->timesync_flag);
         if (r == -ENOENT)
                 log_debug("Not watching %s: not even its parent directory exists", d->c->timesync_flag);
         else if (r < 0)
@@ -514,14 +514,14 @@ static void look_for_sync_at_start(struct daemon *d)
         notify_status(d,
                 d->c->stay ? "Synchronised by NTP already; keeping the stamp file fresh"
                            : "Synchronised by NTP already");
-        d->state = HANDOFF_SYNCHRONIZED;
+        d->state = DAEMON_SYNCHRONIZED;
         stop_watching_flag(d);
 }
 
 /* Opens the route and clock-step watches, and sets the timers from now. */
 static void start_watching(struct daemon *d)
 {
-        const struct handoff_config *c = d->c;
+        const struct daemon_config *c = d->c;
 
         d->fd[WATCH_ROUTE] = route_watch_open();
         if (d->fd[WATCH_ROUTE] < 0) {
@@ -536,33 +536,32 @@ static void start_watching(struct daemon *d)
 
         /* The baseline: the first interval tells whether anything else writes. */
         if (c->save_interval > 0)
-                handoff_stamp_baseline(&d->stamp);
+                stamp_keeper_baseline(&d->stamp);
 
         usec_t start = clock_boottime();
         d->check_every = CHECK_FIRST;
         /* Before the network is up, only a route or a step brings a look (on_route, on_clock_step). */
-        d->due[HANDOFF_TIMER_CHECK] = d->network_up ? start + d->check_every : USEC_INFINITY;
-        d->due[HANDOFF_TIMER_TIMEOUT] = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
-        d->due[HANDOFF_TIMER_SAVE] = c->save_interval > 0 ? add_usec(start, c->save_interval)
-                                                          : USEC_INFINITY;
+        d->due[DAEMON_TIMER_CHECK] = d->network_up ? start + d->check_every : USEC_INFINITY;
+        d->due[DAEMON_TIMER_TIMEOUT] = c->timeout > 0 ? add_usec(start, c->timeout) : USEC_INFINITY;
+        d->due[DAEMON_TIMER_SAVE] = c->save_interval > 0 ? add_usec(start, c->save_interval) : USEC_INFINITY;
 }
 
-void handoff_ready(const char *status)
+void daemon_ready(const char *status)
 {
         const char *reason;
         char state[600];
 
-        (void)sd_load(&reason);
+        (void)systemd_load(&reason);
         snprintf(state, sizeof(state), "READY=1\nSTATUS=%s", status);
-        (void)sd_notify_state(state);
+        (void)systemd_notify(state);
 }
 
-int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
+int daemon_run(const struct daemon_config *c, const struct daemon_start *s)
 {
         _cleanup_(daemon_close) struct daemon d = {
                 .c = c,
                 .s = s,
-                .state = HANDOFF_WAITING_FOR_NETWORK,
+                .state = DAEMON_WAITING_FOR_NETWORK,
                 .fd = { -1, -1, -1, -1 },
                 .flag = { .fd = -1, .wd_dir = -1, .wd_parent = -1 },
                 .stamp = { .path = c->stamp_path, .dry_run = c->dry_run },
@@ -573,7 +572,7 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
 
         /* Before READY=1: a stop asked for from then on must find SIGTERM handled (and SIGHUP ignored). */
         r = watch_signals(&d);
-        d.have_sd = d.stamp.have_sd = sd_load(&reason) == 0;
+        d.have_sd = systemd_load(&reason) == 0;
         sync_watch_init(&d.sync,
                 sync_expects_step(s->realtime, s->boottime, s->source != NULL, s->target, s->floor));
         if (!d.have_sd)
@@ -585,11 +584,11 @@ int handoff_run(const struct handoff_config *c, const struct handoff_start *s)
                 return r;
 
         look_for_sync_at_start(&d);
-        if (handoff_finished(d.state, c->stay))
+        if (daemon_finished(d.state, c->stay))
                 return 0;
         start_watching(&d);
 
-        while (!handoff_finished(d.state, c->stay)) {
+        while (!daemon_finished(d.state, c->stay)) {
                 r = wait_for_event(&d, p);
                 if (r < 0)
                         return r;

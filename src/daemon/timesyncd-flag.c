@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* handoff-flag: timesyncd's flag file, new or not, and the inotify watch that wakes the daemon */
+/* timesyncd-flag: timesyncd's flag file, new or not, and the inotify watch that wakes the daemon */
 
 #include <errno.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "basic/file-util.h"
-#include "daemon/handoff-flag.h"
+#include "daemon/timesyncd-flag.h"
 
 /* What touching, making or moving the flag into place does to its directory. */
 #define FLAG_EVENTS (IN_ATTRIB | IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO)
@@ -21,7 +21,7 @@ static const char *last_name(const char *path)
 }
 
 /* Watches the flag's directory, else its parent (until the directory is made). 0 or -errno. */
-static int watch(struct handoff_flag *f)
+static int watch(struct timesyncd_flag *f)
 {
         f->wd_dir = inotify_add_watch(f->fd, f->dir, FLAG_EVENTS | IN_ONLYDIR);
         if (f->wd_dir < 0 && errno != ENOENT)
@@ -41,11 +41,11 @@ static int watch(struct handoff_flag *f)
         return 0;
 }
 
-int handoff_flag_open(struct handoff_flag *f, const char *path)
+int timesyncd_flag_open(struct timesyncd_flag *f, const char *path)
 {
         int r;
 
-        *f = (struct handoff_flag){ .path = path, .fd = -1, .wd_dir = -1, .wd_parent = -1 };
+        *f = (struct timesyncd_flag){ .path = path, .fd = -1, .wd_dir = -1, .wd_parent = -1 };
         if (!path_dir(path, f->dir, sizeof(f->dir)) || !path_dir(f->dir, f->parent, sizeof(f->parent)))
                 return -ENAMETOOLONG;
         f->was_there = file_stat(path, &f->at_start) == 0;
@@ -54,14 +54,14 @@ int handoff_flag_open(struct handoff_flag *f, const char *path)
                 return -errno;
         r = watch(f);
         if (r < 0) {
-                handoff_flag_close(f);
+                timesyncd_flag_close(f);
                 return r;
         }
         return 0;
 }
 
 /* Whether an event may have changed the flag; the watches kept right. */
-static bool flag_event(struct handoff_flag *f, const struct inotify_event *e)
+static bool flag_event(struct timesyncd_flag *f, const struct inotify_event *e)
 {
         /* Events were lost: the watches made again, and a look. */
         if (e->mask & IN_Q_OVERFLOW) {
@@ -86,7 +86,7 @@ static bool flag_event(struct handoff_flag *f, const struct inotify_event *e)
         return false;
 }
 
-bool handoff_flag_read(struct handoff_flag *f)
+bool timesyncd_flag_read(struct timesyncd_flag *f)
 {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
         bool look = false;
@@ -101,7 +101,7 @@ bool handoff_flag_read(struct handoff_flag *f)
         return look;
 }
 
-bool handoff_flag_new(const struct handoff_flag *f)
+bool timesyncd_flag_new(const struct timesyncd_flag *f)
 {
         struct file_stat st;
 
@@ -111,7 +111,7 @@ bool handoff_flag_new(const struct handoff_flag *f)
                 st.ctime.tv_nsec != f->at_start.ctime.tv_nsec || st.ino != f->at_start.ino;
 }
 
-void handoff_flag_close(struct handoff_flag *f)
+void timesyncd_flag_close(struct timesyncd_flag *f)
 {
         if (f->fd >= 0)
                 close(f->fd);

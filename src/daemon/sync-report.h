@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * handoff-report: the one entry that fleets collect, at NTP's synchronisation: by how much NTP
+ * sync-report: the one entry that fleets collect, at NTP's synchronisation: by how much NTP
  * corrected clockfix's estimate, how it said so, what on the disk was in the future; in the
  * journal, or on one line of the log where there is none.
  */
@@ -15,7 +15,7 @@
 struct learn_summary;
 
 /* What `set` did, as the daemon started. */
-struct handoff_start {
+struct daemon_start {
         const char *source; /* the winning source ("journal:last_commit"), "build", or NULL if none */
         const char *device; /* its device, or NULL */
         bool stepped;       /* clockfix set the clock (else it was already later) */
@@ -32,7 +32,7 @@ struct handoff_start {
  * where it would be had nobody touched it since (start + elapsed boot time).
  * Positive when the estimate was behind the true time.
  */
-int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_t boottime);
+int64_t sync_correction(const struct daemon_start *s, usec_t realtime, usec_t boottime);
 
 /*
  * Pure: how far clockfix's estimate (s->target) was from the true time,
@@ -40,13 +40,13 @@ int64_t handoff_correction(const struct handoff_start *s, usec_t realtime, usec_
  * clock that is minus the correction; when the clock was already later, the
  * estimate's own error, not the clock's.
  */
-int64_t handoff_estimate_error(const struct handoff_start *s, int64_t correction);
+int64_t sync_estimate_error(const struct daemon_start *s, int64_t correction);
 
 /* "journal:last_commit of /dev/vda", or "no disk time": where the estimate came from. */
-void handoff_describe_source(const struct handoff_start *s, char *buf, size_t size);
+void sync_describe_source(const struct daemon_start *s, char *buf, size_t size);
 
 /* The synchronisation, as the daemon saw it. */
-struct handoff_sync {
+struct sync_event {
         const char *signal;                 /* its sign: sync_sign_name() */
         usec_t realtime, boottime;          /* the clocks then (clock_pair()) */
         unsigned steps;                     /* NTP's steps of the clock since the start ... */
@@ -59,5 +59,5 @@ struct handoff_sync {
  * Logs the entry: to the journal when have_sd and journald listens, else as one line (the message,
  * then the fields). Puts what systemd's STATUS= should say into status.
  */
-void handoff_report(const struct handoff_start *s, const struct handoff_sync *y, bool have_sd, char *status,
+void sync_report(const struct daemon_start *s, const struct sync_event *y, bool have_sd, char *status,
         size_t status_size);
