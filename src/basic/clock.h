@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 
 /* The current CLOCK_REALTIME. */
@@ -13,7 +14,7 @@ usec_t clock_now(void);
  * Sets CLOCK_REALTIME to t. Returns 0, -EPERM without CAP_SYS_TIME, -EINVAL
  * for a time the kernel refuses, -EOVERFLOW when time_t cannot hold it.
  */
-int clock_set(usec_t t);
+_must_check_ int clock_set(usec_t t);
 
 /* CLOCK_BOOTTIME: like the monotonic clock, counting suspend too; no one can set it. */
 usec_t clock_boottime(void);

@@ -6,9 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/macro.h"
+
 /* Reads a whole text file (procfs too) into a new NUL-terminated string. 0, -EFBIG past 16 MiB, or -errno.
  */
-int read_small_file(const char *path, char **ret);
+_must_check_ int read_small_file(const char *path, char **ret);
 
 /*
  * Replaces path with size bytes of data through a new file "PATH.new" (a
@@ -17,7 +19,7 @@ int read_small_file(const char *path, char **ret);
  * fsync()ed before the rename (the directory is the caller's to sync).
  * 0, -ENAMETOOLONG, or -errno.
  */
-int replace_file(const char *path, const char *data, size_t size, bool durable);
+_must_check_ int replace_file(const char *path, const char *data, size_t size, bool durable);
 
 /*
  * The directory of path into dir (size bytes): path without its last component, "/" for a file at

@@ -82,7 +82,7 @@ int log_get_max_level(void)
         return max_level;
 }
 
-int log_internal(int level, int error, const char *format, ...)
+int log_full_errno(int level, int error, const char *format, ...)
 {
         int saved = errno;
         va_list ap;

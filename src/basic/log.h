@@ -40,13 +40,14 @@ int log_get_max_level(void);
  * Logs at level; error, if non-zero, is an errno (either sign) that "%m"
  * expands to. Returns -abs(error) so a caller can log and return in one line.
  */
-int log_internal(int level, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
+int log_full_errno(int level, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
 
-#define log_debug(...)                log_internal(LOG_DEBUG, 0, __VA_ARGS__)
-#define log_info(...)                 log_internal(LOG_INFO, 0, __VA_ARGS__)
-#define log_notice(...)               log_internal(LOG_NOTICE, 0, __VA_ARGS__)
-#define log_warning(...)              log_internal(LOG_WARNING, 0, __VA_ARGS__)
-#define log_error(...)                log_internal(LOG_ERR, 0, __VA_ARGS__)
-#define log_debug_errno(error, ...)   log_internal(LOG_DEBUG, error, __VA_ARGS__)
-#define log_warning_errno(error, ...) log_internal(LOG_WARNING, error, __VA_ARGS__)
-#define log_error_errno(error, ...)   log_internal(LOG_ERR, error, __VA_ARGS__)
+#define log_full(level, ...)          log_full_errno(level, 0, __VA_ARGS__)
+#define log_debug(...)                log_full_errno(LOG_DEBUG, 0, __VA_ARGS__)
+#define log_info(...)                 log_full_errno(LOG_INFO, 0, __VA_ARGS__)
+#define log_notice(...)               log_full_errno(LOG_NOTICE, 0, __VA_ARGS__)
+#define log_warning(...)              log_full_errno(LOG_WARNING, 0, __VA_ARGS__)
+#define log_error(...)                log_full_errno(LOG_ERR, 0, __VA_ARGS__)
+#define log_debug_errno(error, ...)   log_full_errno(LOG_DEBUG, error, __VA_ARGS__)
+#define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, error, __VA_ARGS__)
+#define log_error_errno(error, ...)   log_full_errno(LOG_ERR, error, __VA_ARGS__)

@@ -24,131 +24,6 @@
 #include "daemon/stamp-keeper.h"
 #include "daemon/systemd.h"
 
-/* Warnings about what is odd on a readable device: its notes, its journal, its stamp files. */
-static void warn_device(const struct device_report *d)
-{
-        char notes[512];
-
-        if (device_notes(d, notes, sizeof(notes))[0])
-                log_warning("%s: %s", device_report_name(d), notes);
-        if (d->have_journal && d->journal.error != 0)
-                log_warning("%s: journal not used: %s%s", device_report_name(d), d->journal.reason,
-                        d->journal.error == -ENODEV               ? " (is the journal device attached?)"
-                                : d->journal.error == -EOPNOTSUPP ? ""
-                                                                  : " (run e2fsck)");
-        else if (d->have_journal && d->journal.jbd2.read_errors)
-                log_warning("%s: journal: %u block(s) could not be read (I/O error), passed over: a newer "
-                            "commit may be among them (check the device: dmesg)",
-                        device_report_name(d), d->journal.jbd2.read_errors);
-        else if (d->have_journal && d->journal.jbd2.budget_exhausted)
-                log_info("%s: journal: stopped after %u reads (--journal-budget): a newer commit may "
-                         "exist",
-                        device_report_name(d), d->journal.jbd2.reads);
-        if (d->have_record && d->record.error != 0 && d->record.error != -ENOENT)
-                log_warning(
-                        "%s: %s: %s: ignored (delete it; clockfix writes it again when it finds a time in "
-                        "the future)",
-                        device_report_name(d), d->record.path,
-                        d->record.reason ? d->record.reason : strerror(-d->record.error));
-        else if (d->have_record && d->record.bad_lines)
-                log_warning("%s: %s: %u line(s) not understood, passed over (the first: line %u)",
-                        device_report_name(d), d->record.path, d->record.bad_lines, d->record.first_bad);
-        for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
-                /* Not there, or on another filesystem than / (a separate /var): as expected. */
-                if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT && d->stamps[t].error != -EXDEV)
-                        log_warning("%s: %s: %s, not used", device_report_name(d), stamp_path(t),
-                                d->stamps[t].reason ? d->stamps[t].reason : strerror(-d->stamps[t].error));
-}
-
-/* One line on a time of d that is not used: after not-after, or in the future at the last sync. */
-static void explain_unused(const struct policy *p, const struct device_report *d, const struct candidate *c)
-{
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], fix[256];
-
-        if (candidate_verdict(p, c) == VERDICT_FUTURE_AT_SYNC)
-                log_notice(
-                        "%s: %s %s was in the future at the last NTP synchronisation: not used (to clear it "
-                        "for good: %s)",
-                        device_report_name(d), c->source, format_iso(a, c->time),
-                        record_fix(c->source, device_report_name(d), fix, sizeof(fix)));
-        else
-                log_warning(c->time == USEC_INFINITY ? "%s: %s (%s) is after not-after %s, ignored"
-                                                     : "%s: %s %s is after not-after %s, ignored",
-                        device_report_name(d), c->source, format_disk_time(a, c->time),
-                        format_iso(b, p->not_after));
-}
-
-/*
- * Why the times of the readable device d are not used, at level: it has
- * none, or none is usable (after not-after, or in the future at the last
- * sync); or a line for each of them that is not, when others are usable.
- */
-static void explain_times(
-        const struct evidence *ev, const struct policy *p, const struct device_report *d, int level)
-{
-        char a[ISO_TIME_MAX];
-        size_t n = 0, usable = 0, recorded = 0;
-
-        for (size_t j = 0; j < ev->n_candidates; j++) {
-                const struct candidate *c = ev->candidates + j;
-                if (c->device != d->path)
-                        continue;
-                n++;
-                enum verdict v = candidate_verdict(p, c);
-                usable += v == VERDICT_PLAUSIBLE || v == VERDICT_BEFORE_FLOOR;
-                recorded += v == VERDICT_FUTURE_AT_SYNC;
-        }
-
-        if (n == 0)
-                log_internal(level, 0,
-                        "%s: no time is set in its superblock, journal or stamp files (never mounted, or "
-                        "zeroed)",
-                        device_report_name(d));
-        else if (usable == 0 && recorded > 0)
-                log_internal(level, 0,
-                        "%s: none of its times is usable: each is after not-after or was in the future at the "
-                        "last NTP synchronisation (see clockfix status): not used",
-                        device_report_name(d));
-        else if (usable == 0)
-                log_internal(level, 0,
-                        "%s: all its times are after not-after %s: corrupt or crafted filesystem? (or "
-                        "raise --not-after): not used",
-                        device_report_name(d), format_iso(a, p->not_after));
-        else if (usable < n)
-                for (size_t j = 0; j < ev->n_candidates; j++) {
-                        const struct candidate *c = ev->candidates + j;
-                        if (c->device == d->path && candidate_verdict(p, c) != VERDICT_PLAUSIBLE &&
-                                candidate_verdict(p, c) != VERDICT_BEFORE_FLOOR)
-                                explain_unused(p, d, c);
-                }
-}
-
-/*
- * One line per device that could not help, at level: unreadable devices,
- * readable ones none of whose times is usable; warnings about what is odd
- * about a readable one (a wrong checksum, a truncated device).
- * Single implausible times next to usable ones get a warning of their own.
- */
-static void explain_devices(const struct evidence *ev, const struct policy *p, int level)
-{
-        char problem[512];
-
-        for (size_t i = 0; i < ev->n_devices; i++) {
-                const struct device_report *d = ev->devices + i;
-
-                if (!d->have_sb) {
-                        log_internal(level, 0, "%s: %s", device_report_name(d),
-                                device_problem(d, problem, sizeof(problem)));
-                        continue;
-                }
-                warn_device(d);
-                explain_times(ev, p, d, level);
-        }
-        if (ev->n_devices == 0)
-                log_internal(level, 0,
-                        "No root filesystem found: give --device PATH, or root= on the kernel command line");
-}
-
 /* "superblock:last_write of /dev/mmcblk0p2", or "the floor (build time)" */
 static void describe_estimate(const struct decision *d, const char *floor_origin, char *buf, size_t size)
 {
@@ -158,7 +33,7 @@ static void describe_estimate(const struct decision *d, const char *floor_origin
                 snprintf(buf, size, "the floor (%s), no disk time being later", floor_origin);
 }
 
-static int do_set(const struct options *o, usec_t now, const struct decision *d, const char *floor_origin)
+static int do_set(const struct settings *o, usec_t now, const struct decision *d, const char *floor_origin)
 {
         char a[ISO_TIME_MAX], b[ISO_TIME_MAX], why[512];
         int64_t delta;
@@ -219,7 +94,7 @@ struct findings {
 };
 
 /* How learn finds the times again and where it keeps the record. */
-static struct learn_config learn_config_of(const struct options *o, const struct findings *found)
+static struct learn_config learn_config_of(const struct settings *o, const struct findings *found)
 {
         return (struct learn_config){
                 .gather = &found->config,
@@ -235,7 +110,7 @@ static struct learn_config learn_config_of(const struct options *o, const struct
  * disk had no usable time still waits for NTP and keeps the stamp: that is
  * not a failure. Returns the exit status.
  */
-static int daemon_main(const struct options *o, const struct findings *found, bool stepped)
+static int daemon_main(const struct settings *o, const struct findings *found, bool stepped)
 {
         const struct decision *d = &found->d;
         struct learn_config learn = learn_config_of(o, found);
@@ -279,7 +154,7 @@ static void findings_done(struct findings *found)
 }
 
 /* Where the times are looked for, and the record. */
-static void findings_setup(const struct options *o, const struct policy *policy, struct findings *found)
+static void findings_setup(const struct settings *o, const struct policy *policy, struct findings *found)
 {
         /* The record: in --state-dir of the running system, else in its directory on the root filesystem. */
         snprintf(found->record_path, sizeof(found->record_path), "%s/" RECORD_NAME,
@@ -304,7 +179,7 @@ static void findings_setup(const struct options *o, const struct policy *policy,
 }
 
 /* Gathers the times and decides. EXIT_OK, or EXIT_FAIL after logging; findings_done() either way. */
-static int gather_and_decide(const struct options *o, const struct policy *policy, struct findings *found)
+static int gather_and_decide(const struct settings *o, const struct policy *policy, struct findings *found)
 {
         int r;
 
@@ -326,14 +201,15 @@ static int gather_and_decide(const struct options *o, const struct policy *polic
         r = decide(policy, found->now, found->synchronized > 0, found->ev.candidates, found->ev.n_candidates,
                 &found->d);
         if (r < 0) {
-                /* options_load() validated the policy: not reached. */
+                /* settings_load() validated the policy: not reached. */
                 log_error_errno(r, "Cannot decide: %m");
                 return EXIT_FAIL;
         }
         return EXIT_OK;
 }
 
-static int command_status(const struct options *o, const struct policy *policy, const struct findings *found)
+static int command_status(
+        const struct settings *o, const struct policy *policy, const struct findings *found)
 {
         struct status s = {
                 .policy = policy,
@@ -360,7 +236,7 @@ static int command_status(const struct options *o, const struct policy *policy, 
         return EXIT_OK;
 }
 
-static int command_set(const struct options *o, const struct policy *policy, const struct findings *found)
+static int command_set(const struct settings *o, const struct policy *policy, const struct findings *found)
 {
         explain_devices(&found->ev, policy, found->d.action == ACTION_UNAVAILABLE ? LOG_ERR : LOG_WARNING);
         if (found->d.action == ACTION_UNAVAILABLE)
@@ -368,7 +244,8 @@ static int command_set(const struct options *o, const struct policy *policy, con
         return do_set(o, found->now, &found->d, found->floor_origin);
 }
 
-static int command_daemon(const struct options *o, const struct policy *policy, const struct findings *found)
+static int command_daemon(
+        const struct settings *o, const struct policy *policy, const struct findings *found)
 {
         int status = command_set(o, policy, found);
 
@@ -381,7 +258,7 @@ static int command_daemon(const struct options *o, const struct policy *policy, 
  * learn: the times on the disk later than the true time (the clock NTP synchronised, or --now)
  * go into the record. Returns the exit status.
  */
-static int command_learn(const struct options *o, const struct policy *policy)
+static int command_learn(const struct settings *o, const struct policy *policy)
 {
         _cleanup_(findings_done) struct findings found = {};
         struct learn_config config;
@@ -414,9 +291,9 @@ static int command_learn(const struct options *o, const struct policy *policy)
  * on the kernel command line turns it off, with or without --boot: under systemd the daemon then
  * exits at once and nothing writes the stamp, and every way of stopping must agree.
  */
-static int command_stamp(struct options *o)
+static int command_stamp(struct settings *o)
 {
-        int r = options_turned_off(o);
+        int r = settings_turned_off(o);
 
         if (r < 0) {
                 log_error_errno(r, "Out of memory");
@@ -450,7 +327,7 @@ static bool systemd_running(void)
  * the kernel command line it is ignored with a warning, as any bad setting
  * there, so that the boot goes on. EXIT_OK or EXIT_USAGE.
  */
-static int daemon_check(struct options *o)
+static int daemon_check(struct settings *o)
 {
         char from[PATH_MAX + 32];
         const char *why = "systemd does not run this system (no /run/systemd/system), so no unit can be "
@@ -494,7 +371,7 @@ static bool run_by_own_unit(void)
  * the record kept in the default, so that the boot goes on. daemon and learn only: status and set
  * only read the record. EXIT_OK or EXIT_USAGE.
  */
-static int state_dir_check(struct options *o)
+static int state_dir_check(struct settings *o)
 {
         char from[PATH_MAX + 32];
         const char *why =
@@ -522,7 +399,7 @@ static int state_dir_check(struct options *o)
 }
 
 /* status, set or daemon, once the settings are loaded. */
-static int run_command(const struct options *o, const struct policy *policy)
+static int run_command(const struct settings *o, const struct policy *policy)
 {
         _cleanup_(findings_done) struct findings found = {};
         int status;
@@ -555,7 +432,7 @@ static int run_command(const struct options *o, const struct policy *policy)
 }
 
 /* clockfix=0 on the kernel command line (--boot): the clock is left alone, and that is said. */
-static int turned_off(const struct options *o)
+static int turned_off(const struct settings *o)
 {
         log_info("Turned off by clockfix=0 on the kernel command line: the clock is left alone");
         if (o->command == COMMAND_DAEMON)
@@ -565,7 +442,7 @@ static int turned_off(const struct options *o)
 
 int cli_main(int argc, char *argv[])
 {
-        _cleanup_options_ struct options o = {};
+        _cleanup_settings_ struct settings o = {};
         struct policy policy;
         int r;
 
@@ -581,7 +458,7 @@ int cli_main(int argc, char *argv[])
         if (o.command == COMMAND_STAMP)
                 return command_stamp(&o);
 
-        r = options_load(&o, &policy);
+        r = settings_load(&o, &policy);
         if (r < 0)
                 return r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         if (r > 0)

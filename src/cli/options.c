@@ -147,7 +147,7 @@ static const struct option longopts[] = {
 };
 
 /* Sets s from an option of the command line; -EINVAL (logged) or -ENOMEM. */
-static int option_setting(struct options *o, enum setting s, const char *value)
+static int option_setting(struct settings *o, enum setting s, const char *value)
 {
         const char *reason = NULL, *hint;
         int r = setting_parse(o, s, value, &reason, &hint);
@@ -186,7 +186,7 @@ static int option_unknown(char *argv[])
 }
 
 /* Applies the option c that getopt_long() returned. 0, 1 after --help or --version, or -errno (logged). */
-static int option_apply(struct options *o, int c, char *argv[])
+static int option_apply(struct settings *o, int c, char *argv[])
 {
         int r;
 
@@ -257,7 +257,7 @@ static int option_apply(struct options *o, int c, char *argv[])
 }
 
 /* The command, argv[optind], the one word after the options. 0, or -EINVAL (logged). */
-static int options_command(struct options *o, int argc, char *argv[])
+static int options_command(struct settings *o, int argc, char *argv[])
 {
         if (strcmp(argv[optind], "status") == 0)
                 o->command = COMMAND_STATUS;
@@ -279,7 +279,7 @@ static int options_command(struct options *o, int argc, char *argv[])
 }
 
 /* Whether the options given go with the command. 0, or -EINVAL (logged). */
-static int options_check(const struct options *o)
+static int options_check(const struct settings *o)
 {
         if (o->json && o->command != COMMAND_STATUS)
                 return log_error_errno(EINVAL, "--json applies to status only");
@@ -302,9 +302,9 @@ static int options_check(const struct options *o)
         return 0;
 }
 
-int options_parse(int argc, char *argv[], struct options *ret)
+int options_parse(int argc, char *argv[], struct settings *ret)
 {
-        struct options o = {
+        struct settings o = {
                 .command = COMMAND_STATUS,
                 .cmdline = { .path = "/proc/cmdline" },
                 .config_path = CLOCKFIX_CONF_PATH,
@@ -325,7 +325,7 @@ int options_parse(int argc, char *argv[], struct options *ret)
                 r = options_check(&o);
 
         if (r != 0) {
-                options_done(&o);
+                settings_done(&o);
                 return r;
         }
         *ret = o;

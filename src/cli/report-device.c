@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* report-device: the sentences about one device that `clockfix status` and the log share */
+/* report-device: the sentences about one device: what `clockfix status` shows, what the commands log */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/log.h"
 #include "cli/report-device.h"
+#include "core/record.h"
 #include "disk/rootdev.h"
 
 const char *device_report_name(const struct device_report *d)
@@ -142,4 +144,123 @@ char *device_problem(const struct device_report *d, char *buf, size_t size)
                 break;
         }
         return buf;
+}
+
+/* Warnings about what is odd on a readable device: its notes, its journal, its stamp files. */
+static void warn_device(const struct device_report *d)
+{
+        char notes[512];
+
+        if (device_notes(d, notes, sizeof(notes))[0])
+                log_warning("%s: %s", device_report_name(d), notes);
+        if (d->have_journal && d->journal.error != 0)
+                log_warning("%s: journal not used: %s%s", device_report_name(d), d->journal.reason,
+                        d->journal.error == -ENODEV               ? " (is the journal device attached?)"
+                                : d->journal.error == -EOPNOTSUPP ? ""
+                                                                  : " (run e2fsck)");
+        else if (d->have_journal && d->journal.jbd2.read_errors)
+                log_warning("%s: journal: %u block(s) could not be read (I/O error), passed over: a newer "
+                            "commit may be among them (check the device: dmesg)",
+                        device_report_name(d), d->journal.jbd2.read_errors);
+        else if (d->have_journal && d->journal.jbd2.budget_exhausted)
+                log_info("%s: journal: stopped after %u reads (--journal-budget): a newer commit may "
+                         "exist",
+                        device_report_name(d), d->journal.jbd2.reads);
+        if (d->have_record && d->record.error != 0 && d->record.error != -ENOENT)
+                log_warning(
+                        "%s: %s: %s: ignored (delete it; clockfix writes it again when it finds a time in "
+                        "the future)",
+                        device_report_name(d), d->record.path,
+                        d->record.reason ? d->record.reason : strerror(-d->record.error));
+        else if (d->have_record && d->record.bad_lines)
+                log_warning("%s: %s: %u line(s) not understood, passed over (the first: line %u)",
+                        device_report_name(d), d->record.path, d->record.bad_lines, d->record.first_bad);
+        for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++)
+                /* Not there, or on another filesystem than / (a separate /var): as expected. */
+                if (d->stamps[t].error != 0 && d->stamps[t].error != -ENOENT && d->stamps[t].error != -EXDEV)
+                        log_warning("%s: %s: %s, not used", device_report_name(d), stamp_path(t),
+                                d->stamps[t].reason ? d->stamps[t].reason : strerror(-d->stamps[t].error));
+}
+
+/* One line on a time of d that is not used: after not-after, or in the future at the last sync. */
+static void explain_unused(const struct policy *p, const struct device_report *d, const struct candidate *c)
+{
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], fix[256];
+
+        if (candidate_verdict(p, c) == VERDICT_FUTURE_AT_SYNC)
+                log_notice(
+                        "%s: %s %s was in the future at the last NTP synchronisation: not used (to clear it "
+                        "for good: %s)",
+                        device_report_name(d), c->source, format_iso(a, c->time),
+                        record_fix(c->source, device_report_name(d), fix, sizeof(fix)));
+        else
+                log_warning(c->time == USEC_INFINITY ? "%s: %s (%s) is after not-after %s, ignored"
+                                                     : "%s: %s %s is after not-after %s, ignored",
+                        device_report_name(d), c->source, format_disk_time(a, c->time),
+                        format_iso(b, p->not_after));
+}
+
+/*
+ * Why the times of the readable device d are not used, at level: it has
+ * none, or none is usable (after not-after, or in the future at the last
+ * sync); or a line for each of them that is not, when others are usable.
+ */
+static void explain_times(
+        const struct evidence *ev, const struct policy *p, const struct device_report *d, int level)
+{
+        char a[ISO_TIME_MAX];
+        size_t n = 0, usable = 0, recorded = 0;
+
+        for (size_t j = 0; j < ev->n_candidates; j++) {
+                const struct candidate *c = ev->candidates + j;
+                if (c->device != d->path)
+                        continue;
+                n++;
+                enum verdict v = candidate_verdict(p, c);
+                usable += v == VERDICT_PLAUSIBLE || v == VERDICT_BEFORE_FLOOR;
+                recorded += v == VERDICT_FUTURE_AT_SYNC;
+        }
+
+        if (n == 0)
+                log_full(level,
+                        "%s: no time is set in its superblock, journal or stamp files (never mounted, or "
+                        "zeroed)",
+                        device_report_name(d));
+        else if (usable == 0 && recorded > 0)
+                log_full(level,
+                        "%s: none of its times is usable: each is after not-after or was in the future at the "
+                        "last NTP synchronisation (see clockfix status): not used",
+                        device_report_name(d));
+        else if (usable == 0)
+                log_full(level,
+                        "%s: all its times are after not-after %s: corrupt or crafted filesystem? (or "
+                        "raise --not-after): not used",
+                        device_report_name(d), format_iso(a, p->not_after));
+        else if (usable < n)
+                for (size_t j = 0; j < ev->n_candidates; j++) {
+                        const struct candidate *c = ev->candidates + j;
+                        if (c->device == d->path && candidate_verdict(p, c) != VERDICT_PLAUSIBLE &&
+                                candidate_verdict(p, c) != VERDICT_BEFORE_FLOOR)
+                                explain_unused(p, d, c);
+                }
+}
+
+void explain_devices(const struct evidence *ev, const struct policy *p, int level)
+{
+        char problem[512];
+
+        for (size_t i = 0; i < ev->n_devices; i++) {
+                const struct device_report *d = ev->devices + i;
+
+                if (!d->have_sb) {
+                        log_full(level, "%s: %s", device_report_name(d),
+                                device_problem(d, problem, sizeof(problem)));
+                        continue;
+                }
+                warn_device(d);
+                explain_times(ev, p, d, level);
+        }
+        if (ev->n_devices == 0)
+                log_full(level,
+                        "No root filesystem found: give --device PATH, or root= on the kernel command line");
 }

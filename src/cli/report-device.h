@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* report-device: the sentences about one device that `clockfix status` and the log share */
+/* report-device: the sentences about one device: what `clockfix status` shows, what the commands log */
 #pragma once
 
 #include <stddef.h>
@@ -21,3 +21,11 @@ char *device_problem(const struct device_report *d, char *buf, size_t size);
  * smaller than its filesystem, unknown features; "" when nothing. Returns buf.
  */
 char *device_notes(const struct device_report *d, char *buf, size_t size);
+
+/*
+ * One line per device that could not help, at level: unreadable devices,
+ * readable ones none of whose times is usable; warnings about what is odd
+ * about a readable one (a wrong checksum, a truncated device).
+ * Single implausible times next to usable ones get a warning of their own.
+ */
+void explain_devices(const struct evidence *ev, const struct policy *p, int level);

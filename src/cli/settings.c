@@ -37,7 +37,7 @@ const char *setting_name(enum setting s)
         return setting_names[s];
 }
 
-void options_done(struct options *o)
+void settings_done(struct settings *o)
 {
         for (size_t i = 0; i < o->n_devices; i++)
                 free(o->devices[i]);
@@ -108,7 +108,7 @@ static bool unit_name_valid(const char *v)
 }
 
 /* device: one more device to read. */
-static int setting_device(struct options *o, const char *value, const char **ret_reason)
+static int setting_device(struct settings *o, const char *value, const char **ret_reason)
 {
         char *copy, **devices;
 
@@ -151,8 +151,8 @@ static int setting_device(struct options *o, const char *value, const char **ret
  * earlier line set) is kept. timeout and save-interval need no upper bound:
  * their timers saturate, and a huge value means "no limit" or "never", as 0 does.
  */
-static int setting_seconds(
-        struct options *o, enum setting s, const char *value, const char **ret_reason, const char **ret_hint)
+static int setting_seconds(struct settings *o, enum setting s, const char *value, const char **ret_reason,
+        const char **ret_hint)
 {
         usec_t t;
         int r = parse_seconds(value, &t);
@@ -186,8 +186,8 @@ static int setting_seconds(
 }
 
 /* not-before, not-after: a time. */
-static int setting_time(
-        struct options *o, enum setting s, const char *value, const char **ret_reason, const char **ret_hint)
+static int setting_time(struct settings *o, enum setting s, const char *value, const char **ret_reason,
+        const char **ret_hint)
 {
         usec_t t;
         int r = parse_time(value, &t);
@@ -208,7 +208,7 @@ static int setting_time(
 }
 
 /* stamps, stay: yes or no. */
-static int setting_boolean(struct options *o, enum setting s, const char *value, const char **ret_reason)
+static int setting_boolean(struct settings *o, enum setting s, const char *value, const char **ret_reason)
 {
         bool b;
 
@@ -225,7 +225,7 @@ static int setting_boolean(struct options *o, enum setting s, const char *value,
 
 /* ntp-unit: a unit name, or "" for none. */
 static int setting_ntp_unit(
-        struct options *o, const char *value, const char **ret_reason, const char **ret_hint)
+        struct settings *o, const char *value, const char **ret_reason, const char **ret_hint)
 {
         char *copy = NULL;
 
@@ -260,8 +260,8 @@ static int setting_path(char **slot, const char *value, size_t room, const char 
         return 0;
 }
 
-int setting_parse(
-        struct options *o, enum setting s, const char *value, const char **ret_reason, const char **ret_hint)
+int setting_parse(struct settings *o, enum setting s, const char *value, const char **ret_reason,
+        const char **ret_hint)
 {
         *ret_hint = "";
         switch (s) {
@@ -308,7 +308,7 @@ static void kernel_key(enum setting s, bool documented, char *buf, size_t size)
                         *c = '_';
 }
 
-const char *setting_origin(const struct options *o, enum setting s, char *buf, size_t size)
+const char *setting_origin(const struct settings *o, enum setting s, char *buf, size_t size)
 {
         char key[64];
 
@@ -336,7 +336,7 @@ const char *setting_origin(const struct options *o, enum setting s, char *buf, s
  * unless a stronger origin gave it. A value that does not parse is warned
  * about and ignored: nothing here may fail a boot. Returns 0, or -ENOMEM.
  */
-static int weak_setting(struct options *o, enum setting_origin origin, unsigned line, enum setting s,
+static int weak_setting(struct settings *o, enum setting_origin origin, unsigned line, enum setting s,
         const char *value, const char *where)
 {
         const char *reason = NULL, *hint;
@@ -382,7 +382,7 @@ static int kernel_setting(const char *cmdline, enum setting s, char *key, size_t
         return r;
 }
 
-int options_turned_off(struct options *o)
+int settings_turned_off(struct settings *o)
 {
         _cleanup_free_ char *v = NULL;
         bool on;
@@ -403,12 +403,12 @@ int options_turned_off(struct options *o)
  * options leave open. An unreadable kernel command line has none. Returns 1
  * when clockfix=0 (or no, off, false) turns clockfix off, 0, or -ENOMEM.
  */
-static int boot_parameters(struct options *o)
+static int boot_parameters(struct settings *o)
 {
         const char *cmdline;
         int r;
 
-        r = options_turned_off(o);
+        r = settings_turned_off(o);
         if (r != 0)
                 return r;
         cmdline = o->cmdline.text;
@@ -433,7 +433,7 @@ static int boot_parameters(struct options *o)
 }
 
 struct conf_state {
-        struct options *options;
+        struct settings *options;
         const char *path;
 };
 
@@ -459,7 +459,7 @@ static int conf_setting(const char *key, const char *value, unsigned line, void 
  * leave open. The default file may be missing; one named with --config must
  * be there. Returns 0, -ENOENT or another -errno (logged), or -ENOMEM.
  */
-static int config_file(struct options *o)
+static int config_file(struct settings *o)
 {
         struct conf_state c = { .options = o, .path = o->config_path };
         _cleanup_free_ char *text = NULL;
@@ -483,7 +483,7 @@ static int config_file(struct options *o)
  * in *ret_involved.
  */
 static int make_policy(
-        const struct options *o, struct policy *ret, char *why, size_t size, unsigned *ret_involved)
+        const struct settings *o, struct policy *ret, char *why, size_t size, unsigned *ret_involved)
 {
         struct policy p = {
                 .floor = o->have_not_before ? o->not_before : (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC,
@@ -528,7 +528,7 @@ static int make_policy(
  * left: nothing read there may fail a boot. One among the options alone is
  * a usage error. 0, or -EINVAL after logging.
  */
-static int resolve_policy(struct options *o, struct policy *ret)
+static int resolve_policy(struct settings *o, struct policy *ret)
 {
         char why[3 * PATH_MAX], from[PATH_MAX + 32];
         unsigned involved = 0;
@@ -563,7 +563,7 @@ static int resolve_policy(struct options *o, struct policy *ret)
         return 0;
 }
 
-int options_load(struct options *o, struct policy *ret_policy)
+int settings_load(struct settings *o, struct policy *ret_policy)
 {
         int r;
 

@@ -7,6 +7,7 @@
 
 #include "basic/cleanup.h"
 #include "basic/cmdline.h"
+#include "basic/macro.h"
 #include "basic/time-util.h"
 
 struct policy;
@@ -53,7 +54,8 @@ enum setting_origin {
 /* How often the daemon may refresh its stamp file when nothing else writes (15 min). */
 #define SAVE_INTERVAL_DEFAULT (15 * 60 * USEC_PER_SEC)
 
-struct options {
+/* Every setting of a run: the options, then what --boot, the file and the defaults give the rest. */
+struct settings {
         enum command command;
         char **devices; /* --device, clockfix.device=, device = (owned) */
         size_t n_devices;
@@ -94,7 +96,7 @@ const char *setting_name(enum setting s);
  * time") and how to write it instead in *ret_hint ("" if nothing to add);
  * -ENOMEM without either.
  */
-int setting_parse(struct options *o, enum setting s, const char *value, const char **ret_reason,
+int setting_parse(struct settings *o, enum setting s, const char *value, const char **ret_reason,
         const char **ret_hint);
 
 /*
@@ -107,21 +109,21 @@ int setting_parse(struct options *o, enum setting s, const char *value, const ch
  * usage error (a --config file that cannot be read, options that do not
  * hold together).
  */
-int options_load(struct options *o, struct policy *ret_policy);
+_must_check_ int settings_load(struct settings *o, struct policy *ret_policy);
 
 /*
  * Whether clockfix=0 (or no, off, false) on the kernel command line turns
  * clockfix off, read into o->cmdline unless it was: 1 if so, 0 if not (or the
- * command line cannot be read), or -ENOMEM. options_load() asks with --boot;
+ * command line cannot be read), or -ENOMEM. settings_load() asks with --boot;
  * the stamp command always.
  */
-int options_turned_off(struct options *o);
+int settings_turned_off(struct settings *o);
 
-void options_done(struct options *o);
-#define _cleanup_options_ _cleanup_(options_done)
+void settings_done(struct settings *o);
+#define _cleanup_settings_ _cleanup_(settings_done)
 
 /*
  * Where the value of s came from, for messages and the report: "--timeout",
  * "clockfix.timeout=", "/etc/clockfix.conf:3", or "the default". Returns buf.
  */
-const char *setting_origin(const struct options *o, enum setting s, char *buf, size_t size);
+const char *setting_origin(const struct settings *o, enum setting s, char *buf, size_t size);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 #include "basic/window.h"
 
@@ -83,8 +84,8 @@ enum verdict candidate_verdict(const struct policy *p, const struct candidate *c
  * without evidence from a readable disk clockfix changes nothing, not even to the floor.
  * Returns 0 and fills *ret, or the error of policy_validate() leaving *ret untouched.
  */
-int decide(const struct policy *p, usec_t now, bool synchronized, const struct candidate *candidates,
-        size_t n, struct decision *ret);
+_must_check_ int decide(const struct policy *p, usec_t now, bool synchronized,
+        const struct candidate *candidates, size_t n, struct decision *ret);
 
 const char *verdict_to_string(enum verdict v); /* "plausible", "before_floor", ... */
 const char *verdict_to_text(enum verdict v);   /* for people: "before the floor", ... */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/macro.h"
 #include "core/evidence.h"
 #include "core/gather-config.h"
 
@@ -22,4 +23,4 @@
  * be (or always with record_always).
  * Returns 0 (even if nothing could be read), or -ENOMEM.
  */
-int gather(const struct gather_config *config, struct evidence *ev);
+_must_check_ int gather(const struct gather_config *config, struct evidence *ev);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 #include "core/decide.h"
 
@@ -65,10 +66,10 @@ struct record {
  * whole record is ignored (ret->error -EBADMSG, no entry). Pure.
  * Returns 0, or -ENOMEM.
  */
-int record_parse(const char *text, size_t size, struct record *ret);
+_must_check_ int record_parse(const char *text, size_t size, struct record *ret);
 
 /* The text of r, as record_parse() reads it back: a new string in *ret. 0 or -ENOMEM. */
-int record_format(const struct record *r, char **ret);
+_must_check_ int record_format(const struct record *r, char **ret);
 
 /*
  * Pure: whether the record may pass over a time, given the filesystem's journal commit
@@ -109,8 +110,8 @@ bool candidates_hold(const struct candidate *c, size_t n, const char *uuid, cons
  * than RECORD_MAX_ENTRIES. *ret_added: how many values are new to the record.
  * Pure. 0 or -ENOMEM.
  */
-int record_update(const struct record *old, const struct candidate *candidates, size_t n, usec_t now,
-        usec_t tolerance, struct record *ret, size_t *ret_added);
+_must_check_ int record_update(const struct record *old, const struct candidate *candidates, size_t n,
+        usec_t now, usec_t tolerance, struct record *ret, size_t *ret_added);
 
 /*
  * Reads the record at path on the running system; when on_dev is not 0, only from the
@@ -118,19 +119,19 @@ int record_update(const struct record *old, const struct candidate *candidates, 
  * (-ELOOP), nor is anything but a regular file opened (-EISDIR); links in the directories on
  * the way are. Always fills *ret (see its error). 0 or -ENOMEM.
  */
-int record_read_file(const char *path, dev_t on_dev, struct record *ret);
+_must_check_ int record_read_file(const char *path, dev_t on_dev, struct record *ret);
 
 struct struct_ext2_filsys;
 
 /* Reads the record at path on the filesystem fs, through libext2fs. As record_read_file(). */
-int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret);
+_must_check_ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret);
 
 /*
  * Writes r to path atomically (a new file renamed over the old one) and
  * durably (the file and its directory synchronised). Never follows a
  * symbolic link. 0, or -errno (-EROFS while the filesystem is read-only).
  */
-int record_write(const char *path, const struct record *r);
+_must_check_ int record_write(const char *path, const struct record *r);
 
 /* How to make a recorded value leave the disk for good, for people: "run tune2fs -T now /dev/vda". */
 const char *record_fix(const char *source, const char *device, char *buf, size_t size);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 
 /* Where the pid file goes once the daemon is ready (NULL: none). The path must outlive the daemon. */
@@ -35,7 +36,7 @@ void background_pid_file(const char *path);
  * block blocked until it reads them, its messages still on stderr until it is ready), and the
  * foreground process returns once it is ready (*ret_status 0): background_ready().
  */
-int background_fork(const sigset_t *block, usec_t limit, int *ret_status);
+_must_check_ int background_fork(const sigset_t *block, usec_t limit, int *ret_status);
 
 /*
  * The daemon is ready (its signals handled), or error (-errno) says it cannot

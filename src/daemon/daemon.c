@@ -218,7 +218,7 @@ static void start_ntp_unit(struct daemon *d)
                  * tried again once the clock is synchronised: the unit no longer matters.
                  */
                 d->ntp_pending = !synchronized;
-                log_internal(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r, "Cannot start %s: %s; %s",
+                log_full_errno(d->ntp_tries++ ? LOG_DEBUG : LOG_WARNING, r, "Cannot start %s: %s; %s",
                         d->c->ntp_unit, reason,
                         d->ntp_pending ? "trying again until the clock is synchronised"
                                        : "not trying again: the clock is synchronised");

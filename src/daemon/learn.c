@@ -37,7 +37,7 @@ static void log_future(const struct learn_config *c, const struct record *old, c
         bool known = record_has(old, f->uuid, f->source, f->time);
 
         record_fix(f->source, f->device, fix, sizeof(fix));
-        log_internal(known ? LOG_NOTICE : LOG_WARNING, 0,
+        log_full(known ? LOG_NOTICE : LOG_WARNING,
                 "%s of %s is %s, %s ahead of NTP's time: %s %s; not used while the disk holds it (to clear "
                 "it for good: %s)",
                 f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,

@@ -63,7 +63,7 @@ static int save_read_only(struct stamp_keeper *k, const char *why)
 
         if (path_dir(k->path, dir, sizeof(dir)) && file_stat(dir, &st) == 0 &&
                 mountinfo_superblock_read_only("/proc/self/mountinfo", st.dev) > 0) {
-                log_internal(k->said_read_only ? LOG_DEBUG : LOG_NOTICE, 0,
+                log_full(k->said_read_only ? LOG_DEBUG : LOG_NOTICE,
                         "Not touching %s (%s): its filesystem is mounted read-only, for every process",
                         k->path, why);
                 k->said_read_only = true;
@@ -83,7 +83,7 @@ static int save_read_only(struct stamp_keeper *k, const char *why)
                 return 0;
         }
         k->unit_useless = r == -ETIMEDOUT;
-        log_internal(k->warned_unit ? LOG_DEBUG : LOG_WARNING, 0,
+        log_full(k->warned_unit ? LOG_DEBUG : LOG_WARNING,
                 "Cannot touch %s (%s): read-only in clockfix's sandbox, and %s%s", k->path, why, reason,
                 k->unit_useless ? "; not trying again" : "");
         k->warned_unit = true;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/macro.h"
+
 struct stamp_keeper {
         const char *path;    /* clockfix's stamp file */
         bool dry_run;        /* say what would be written, write nothing */
@@ -45,7 +47,7 @@ bool stamp_save_due(bool have_last, uint64_t last, int counter, uint64_t now);
  * (empty, 0644) if needed, and makes it durable (fsync: one journal commit).
  * Never follows a symbolic link. 0, or -errno (-EROFS while / is read-only).
  */
-int stamp_save(const char *path);
+_must_check_ int stamp_save(const char *path);
 
 /*
  * The kilobytes ever written to the ext4 filesystem that holds path (its

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/macro.h"
+
 /* Larger than any real fstab: a larger file is read this far. */
 #define FSTAB_MAX_BYTES (64 * 1024)
 /* Entries kept at most; more are counted in fstab.dropped. */
@@ -47,10 +49,10 @@ enum fstab_skip {
  * are not looked at; a line too long for a mount entry is passed over.
  * 0 or -ENOMEM; *ret is to be freed with fstab_done() either way.
  */
-int fstab_parse(const char *text, size_t size, struct fstab *ret);
+_must_check_ int fstab_parse(const char *text, size_t size, struct fstab *ret);
 
 /* The same from a file of the running system. 0, -ENOMEM, or -errno of reading it. */
-int fstab_read_file(const char *path, struct fstab *ret);
+_must_check_ int fstab_read_file(const char *path, struct fstab *ret);
 
 void fstab_done(struct fstab *f);
 

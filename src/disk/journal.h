@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 #include "jbd2/jbd2.h"
 
@@ -37,7 +38,7 @@ struct journal_report {
  * until deadline (CLOCK_MONOTONIC) for it to appear. Never writes.
  * Returns 0 (problems with the journal are in ret->error), or -ENOMEM.
  */
-int journal_read(struct struct_ext2_filsys *fs, const struct window *window, unsigned budget,
+_must_check_ int journal_read(struct struct_ext2_filsys *fs, const struct window *window, unsigned budget,
         usec_t deadline, struct journal_report *ret);
 
 void journal_report_done(struct journal_report *r);

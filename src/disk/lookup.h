@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/macro.h"
+
 struct struct_ext2_filsys;
 
 /*
@@ -35,7 +37,7 @@ struct file_read {
  * a regular file), -EFBIG (larger than size: nothing of it read), -ECANCELED (the budget spent).
  * *ret is filled either way.
  */
-int lookup_read_file(
+_must_check_ int lookup_read_file(
         struct struct_ext2_filsys *fs, const char *path, void *buf, size_t size, struct file_read *ret);
 
 /*
@@ -44,5 +46,5 @@ int lookup_read_file(
  * length), 0 when it is something else, or -errno as lookup_read_file() (-ENOENT when it is
  * not there, -ENAMETOOLONG for a target that does not fit).
  */
-int lookup_link_at(
+_must_check_ int lookup_link_at(
         struct struct_ext2_filsys *fs, const char *path, char *buf, size_t size, struct file_read *ret);

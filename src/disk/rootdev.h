@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 
 /* How a root= value, fstab spec or --device argument names its device. */
@@ -46,7 +47,7 @@ int mountinfo_superblock_read_only(const char *path, dev_t devno);
  * waited) if the device is not there, -EPROTONOSUPPORT for a spec that names
  * no local device, or -errno.
  */
-int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path);
+_must_check_ int rootdev_resolve(const char *spec, enum spec_kind kind, usec_t deadline, char **ret_path);
 
 /*
  * value encoded as udev names its /dev/disk/by-* links: its safe characters

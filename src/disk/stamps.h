@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 #include "disk/journal.h"
 
@@ -95,8 +96,8 @@ struct struct_ext2_filsys;
  * device is used.
  * Returns 0 (each file's problems are in ret[]), or -ENOMEM.
  */
-int stamps_read(struct struct_ext2_filsys *fs, dev_t live, const char *const paths[static _STAMP_MAX],
-        struct stamp_report ret[static _STAMP_MAX]);
+_must_check_ int stamps_read(struct struct_ext2_filsys *fs, dev_t live,
+        const char *const paths[static _STAMP_MAX], struct stamp_report ret[static _STAMP_MAX]);
 
 /* An mtime as ext4 stores it: a signed 32-bit base and, when present, the extra field. 0 if not after 1970.
  */

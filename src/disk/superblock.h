@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/macro.h"
+
 enum sb_time {
         SB_TIME_LAST_WRITE,  /* s_wtime: mount, unmount, freeze, ~hourly on busy filesystems */
         SB_TIME_LAST_MOUNT,  /* s_mtime: every read-write mount */
@@ -59,7 +61,7 @@ const char *sb_time_source(enum sb_time t);
  *   -EIO           anything else libext2fs reports.
  * On failure *ret_reason, if given, points at libext2fs' own text (static) or NULL.
  */
-int superblock_read(const char *path, struct superblock *ret, const char **ret_reason);
+_must_check_ int superblock_read(const char *path, struct superblock *ret, const char **ret_reason);
 
 /* libext2fs' handle of an open filesystem (ext2_filsys). */
 struct struct_ext2_filsys;
@@ -68,7 +70,7 @@ struct struct_ext2_filsys;
  * The same, keeping the filesystem open (read-only) in *ret_fs for reading
  * its journal and files; close it with superblock_close().
  */
-int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
+_must_check_ int superblock_open(const char *path, struct superblock *ret, const char **ret_reason,
         struct struct_ext2_filsys **ret_fs);
 void superblock_close(struct struct_ext2_filsys *fs);
 

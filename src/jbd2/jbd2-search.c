@@ -20,7 +20,7 @@ static bool newer(const struct walk *w, uint32_t a, uint32_t b)
 }
 
 /* A commit found: the newest and the newest plausible are kept, as the highest sequence numbers. */
-static void record(struct walk *w, const struct jbd2_commit *c)
+static void note_commit(struct walk *w, const struct jbd2_commit *c)
 {
         struct jbd2_report *r = w->rep;
 
@@ -70,7 +70,7 @@ static int scan(struct walk *w, uint32_t pos, uint32_t n)
 
                         if (jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT) {
                                 struct jbd2_commit c = jbd2_commit_of(w, &h);
-                                record(w, &c);
+                                note_commit(w, &c);
                         }
                 }
                 pos = wrap(w, (uint64_t)pos + (uint32_t)k);
@@ -104,7 +104,7 @@ static int probe_back(
                 struct jbd2_commit c = jbd2_commit_of(w, &h);
                 uint32_t at = distance(w, h.pos, pos);
 
-                record(w, &c);
+                note_commit(w, &c);
                 commits++;
                 if (plausible(w, c.time)) {
                         if (*far == 0 || at < *far)
@@ -204,7 +204,7 @@ static int scan_back(struct walk *w, uint32_t newest_pos, uint32_t newest_sequen
                         if (h.type != BLOCK_COMMIT)
                                 continue;
                         struct jbd2_commit c = jbd2_commit_of(w, &h);
-                        record(w, &c);
+                        note_commit(w, &c);
                         if (plausible(w, c.time)) {
                                 if (log_debug_enabled()) {
                                         char buf[128];
@@ -239,7 +239,7 @@ static int previous_boot(struct walk *w, uint32_t newest_pos, uint32_t newest)
         jbd2_take(w, &older, &h);
         k = jbd2_find_end(w, &older);
         if (older.commit.found)
-                record(w, &older.commit);
+                note_commit(w, &older.commit);
         return k;
 }
 
@@ -335,7 +335,7 @@ static int search(struct walk *w)
                 if (k > 0) {
                         struct jbd2_commit c = jbd2_commit_of(w, &h);
 
-                        record(w, &c);
+                        note_commit(w, &c);
                         return plausible(w, c.time)
                                 ? 0
                                 : implausible_newest(w, h.pos, h.sequence, w->length - 1);
@@ -365,7 +365,7 @@ static int search(struct walk *w)
         jbd2_take(w, &run, &h);
         k = jbd2_find_end(w, &run);
         if (run.commit.found) {
-                record(w, &run.commit);
+                note_commit(w, &run.commit);
                 r->wrapped = run.commit_pos < run.pos0;
         }
         if (k < 0)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "basic/macro.h"
 #include "basic/time-util.h"
 #include "basic/window.h"
 
@@ -93,5 +94,5 @@ char *jbd2_features(const struct jbd2_report *r, char *buf, size_t size);
  *   -ENOBUFS      budget is 0;
  *   others        reading the journal superblock failed.
  */
-int jbd2_find_commit(const struct jbd2_source *src, const struct window *window, unsigned budget,
-        struct jbd2_report *ret, const char **ret_reason);
+_must_check_ int jbd2_find_commit(const struct jbd2_source *src, const struct window *window,
+        unsigned budget, struct jbd2_report *ret, const char **ret_reason);
