@@ -13,7 +13,7 @@
  *                             as one boot's clock), its checksum made again (checksums v2 and v3);
  *                             prints "redated N commits, sequences A to B, SEC to SEC"
  *     --oracle FLOOR:NOT_AFTER
- *                             what tests/jbd2-oracle.c finds, reading every block of the log, with that
+ *                             what tests/model/jbd2-oracle.c finds, reading every block of the log, with that
  *                             window (seconds): "best SEQUENCE BLOCK SEC" (or "best none"), "newest ..."
  * Nothing but the rewritten commit blocks changes (not the superblock's last write time). Exit status 1 when
  * --redate finds no commit.

@@ -21,7 +21,7 @@ case $arch in
 armhf | arm64) ;;
 *) echo "$0: $arch: not a target of cross/ (armhf, arm64)" >&2; exit 2 ;;
 esac
-. tests/deps.sh
+. tests/lib/deps.sh
 # (of CROSS_PACKAGES, what ARCH needs)
 install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "crossbuild-essential-$arch" qemu-user-static qemu-system-arm
 

@@ -7,11 +7,11 @@
 # tests/run.sh runs it last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. tests/deps.sh
+. tests/lib/deps.sh
 # (BUILD_PACKAGES holds systemd.pc's package, whose unit directory the package's units go to and
 # this test looks in; build-essential, which dpkg-buildpackage requires)
 install_packages "${BUILD_PACKAGES[@]}" build-essential debhelper dpkg-dev lintian e2fsprogs jq man-db git
-. tests/lib-base.sh
+. tests/lib/lib-base.sh
 [ "$(id -u)" == 0 ] || fail "needs root to install the package"
 
 tmp_dir /tmp/clockfix-deb.XXXXXX

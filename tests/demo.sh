@@ -7,7 +7,7 @@
 # Nothing on this machine is changed: no clock, no disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. tests/deps.sh
+. tests/lib/deps.sh
 install_packages "${BUILD_PACKAGES[@]}" e2fsprogs qemu-system-x86 busybox-static cpio kmod
 
 if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
@@ -47,7 +47,7 @@ run set --dry-run --device "$img" --now 2000-01-01
 # The same disk as the root of a virtual machine with a dead RTC (a Debian kernel, downloaded
 # once into build/vm-cache and only unpacked; busybox; the static clockfix).
 export CLOCKFIX=$PWD/$cf FINGERPRINT=/bin/true SRCDIR=$PWD BUILDDIR=$PWD/build
-. tests/lib.sh
+. tests/lib/lib.sh
 . tests/vm/lib.sh
 echo "Booting a virtual machine with the RTC at 2000-01-01 and $img as its disk..."
 vm_kernel

@@ -7,7 +7,7 @@
 # - the tracked and new files of this tree copied in (/root/clockfix), and run there, in mount and
 #   PID namespaces of their own (every process the stage starts ends with it), with /proc, /sys,
 #   /dev and a fresh /run: `tests/release.sh --inside`, which installs that release's packages
-#   (tests/deps.sh) and runs, each a stage whatever became of the others:
+#   (tests/lib/deps.sh) and runs, each a stage whatever became of the others:
 #   - gcc, warnings as errors, in build-test/, and the unit, image, cli and lint suites;
 #   - clang, warnings as errors, in build-clang/, and the unit and image suites;
 #   - vm-systemd, a whole systemd boot of a root of that release with its own kernel, the
@@ -25,8 +25,8 @@ if [ "${1:-}" == --inside ]; then
         # The PID namespace's first process: a signal it takes by default is ignored, so it says.
         trap 'exit 143' TERM
         trap 'exit 130' INT
-        . tests/deps.sh
-        . tests/stages.sh
+        . tests/lib/deps.sh
+        . tests/lib/stages.sh
         install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" crossbuild-essential-armhf qemu-user-static \
                 qemu-system-arm debhelper dpkg-dev lintian git
         gcc_build() { setup build-test && meson compile -C build-test; }
@@ -53,7 +53,7 @@ fi
 
 [ $# -eq 1 ] || { echo "usage: $0 CODENAME (trixie)" >&2; exit 2; }
 release=$1
-. tests/lib-base.sh
+. tests/lib/lib-base.sh
 . tests/vm/debian.sh
 [ "$(id -u)" == 0 ] || fail "a chroot needs root (CI runs as root)"
 command -v debootstrap >/dev/null || fail "debootstrap is not installed (apt-get install debootstrap)"

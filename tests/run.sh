@@ -18,8 +18,8 @@
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. tests/deps.sh
-. tests/stages.sh
+. tests/lib/deps.sh
+. tests/lib/stages.sh
 
 # Without the packages nothing else can run.
 install_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${CROSS_PACKAGES[@]}"
@@ -34,7 +34,7 @@ if [ $# -gt 0 ]; then
 fi
 
 # Never write: the cli and image suites once more with every clockfix they run under strace (cf
-# in tests/lib.sh): an open for writing, creating or truncating, or a write but to stdout and
+# in tests/lib/lib.sh): an open for writing, creating or truncating, or a write but to stdout and
 # stderr, fails the test.
 stage "amd64: cli and image under strace" env CLOCKFIX_TRACE_WRITES=1 \
         meson test -C build-test --print-errorlogs --no-rebuild --suite cli --suite image

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* cli: the commands (status, set, daemon, stamp), what they print, and the exit status */
+/* cli: the commands (status, set, daemon, stamp, learn), what they print, and the exit status */
 
 #include <errno.h>
 #include <inttypes.h>

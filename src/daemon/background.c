@@ -139,7 +139,10 @@ int background_fork(const sigset_t *block, usec_t limit, int *ret_status)
         return 0;
 }
 
-/* "PID\n" into the pid file, replaced whole: a reader never sees half of it. In /run: nothing to sync. */
+/*
+ * "PID\n" into the pid file, replaced whole: a reader never sees half of it. Not made durable (no
+ * fsync): the process it names does not outlive a power cut either.
+ */
 static int write_pid_file(void)
 {
         char line[32];

@@ -34,8 +34,10 @@ struct journal_report {
 /*
  * Finds the journal of the open filesystem fs and the newest commit in it
  * whose time lies within window, reading at most budget journal blocks. An
- * external journal device is looked up by its UUID through libblkid, waiting
- * until deadline (CLOCK_MONOTONIC) for it to appear. Never writes.
+ * external journal device is looked up by its UUID as the root is (udev's
+ * link, the block devices' ext superblocks, then libblkid: rootdev_resolve()),
+ * waiting until deadline (CLOCK_MONOTONIC) for it to appear, and else by the
+ * device number the superblock remembers. Never writes.
  * Returns 0 (problems with the journal are in ret->error), or -ENOMEM.
  */
 _must_check_ int journal_read(struct struct_ext2_filsys *fs, const struct window *window, unsigned budget,

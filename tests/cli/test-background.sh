@@ -21,7 +21,7 @@
 if [ -z "${CLOCKFIX_TEST_NAMESPACE:-}" ]; then
         CLOCKFIX_TEST_NAMESPACE=1 exec unshare -m -n --propagation private bash "$0" "$@"
 fi
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 cleanup_background() {
         [ -z "${bg:-}" ] || kill -KILL "$bg" 2>/dev/null || true

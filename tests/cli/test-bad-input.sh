@@ -4,7 +4,7 @@
 # source), the image byte-identical afterwards (cf fingerprints it), the clock untouched: `set`
 # runs for real only as a user the kernel will not let set the clock, and must fail with 3, not
 # 4, because it never got as far as trying.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 W="--not-before 2026-01-01"
 

@@ -5,7 +5,7 @@
 # progress (stopped here while it waits for its device, as a read that never returns holds it in
 # the kernel) is killed at the limit, which is said, and the boot goes on (exit 1). Only
 # --dry-run: the host's clock is never touched.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 POLICY=(--not-before 2026-01-01 --now 2000-01-01 --config /dev/null --cmdline "$TMP/cmdline")
 : >"$TMP/cmdline"

@@ -3,7 +3,7 @@
 # The configuration file: the same settings as the options and the kernel command line, under the
 # same names; options win over the kernel command line, which wins over the file. A bad line is
 # warned about (file and line) and ignored, never fatal; a file named with --config must exist.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 mkimg "$TMP/a.img" 1800000000 8M -t ext4
 mkimg "$TMP/b.img" 1800000500 8M -t ext4

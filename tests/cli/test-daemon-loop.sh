@@ -7,7 +7,7 @@
 # systemd to start clockfix-stamp.service: each said once, with its real cause, and no stall.
 # Without CAP_SYS_TIME, on disks older than the clock: the host's clock is never touched; the
 # network and /run are namespaces of the test's own.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 NS=clockfix-loop-$$
 cleanup_loop() {

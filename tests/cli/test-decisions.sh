@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The decision through the real binary: forward, nothing to do, an implausible clock, the floor,
 # the margin, the window, and several devices. The clock is never touched: --now and --dry-run.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 WRITTEN=1800000600 # 2027-01-15T08:10:00Z
 img=$TMP/root.img

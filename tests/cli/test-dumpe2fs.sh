@@ -3,7 +3,7 @@
 # status --json reports every superblock time exactly as `dumpe2fs -h` shows it, on ext2, ext3,
 # ext4, ext4 with metadata_csum+64bit and a 1 TiB sparse ext4, including one after 2038, and
 # picks the newest; set --dry-run decides the same.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 CREATED=1800000000      # 2027-01-15T08:00:00Z
 CHECKED=1800000100

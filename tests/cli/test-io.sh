@@ -4,7 +4,7 @@
 # image alike (the superblock, the journal's superblock and first log block, the blocks that say
 # the stamp files are not there), nothing opened for writing, nothing written but stdout and stderr;
 # on a deep root, no block read twice by the stamp lookups.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 # trace IMAGE ARGS...: runs clockfix under strace; sets READS (read calls on IMAGE), BYTES (bytes
 # read from IMAGE), and fails on any open for writing or write to a file other than stdout/stderr.

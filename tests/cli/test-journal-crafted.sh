@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Journals written block by block (tests/jbd2-write) into images made by mke2fs, for what a kernel
+# Journals written block by block (tests/model/jbd2-write) into images made by mke2fs, for what a kernel
 # does not leave on demand: commits from a boot with a wrong clock, torn and corrupt blocks, a
 # broken journal superblock, and a 1 GiB journal full of the smallest transactions.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 : "${JBD2_WRITE:?run through meson test}"
 
 GOOD=$(($(date +%s) + 864000)) # ten days ahead: later than the times the kernel stamps when mounting

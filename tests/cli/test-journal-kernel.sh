@@ -5,7 +5,7 @@
 # block-mapped journal, fast commits, ext4 without checksums or 64-bit tags, and an external
 # journal device. Where the log is dirty, the newest commit must be the one e2fsprogs' own walk of
 # the whole log finds (debugfs logdump).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount images (CI runs as root)"
 

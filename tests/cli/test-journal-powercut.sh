@@ -5,7 +5,7 @@
 # the real clock, and the image is copied while still mounted: that copy is what a power cut
 # leaves. The journal's last commit must be within seconds of the last write; the superblock's
 # last write time, stamped at mount, a minute or more behind.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount an image (CI runs as root)"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Log lines: "<N>clockfix: " when stderr is not a terminal (the kernel console, a pipe), plain
 # "clockfix: " on a terminal, "<N>" alone on a journal stream; -q keeps warnings and errors only.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 img=$TMP/root.img
 mkimg "$img" 1800000000 8M -t ext4

@@ -4,7 +4,7 @@
 # functions stubbed (what it adds is recorded); the runtime hook is run by busybox's ash in a
 # chroot, as mkinitcpio's init runs it, with a stand-in clockfix that records how it was called
 # and fails: the hook must call it as intended and still let the boot go on.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 : "${BUILDDIR:?run through meson test}"
 
 # install/clockfix: build() adds the binary and the runtime hook; help() says what it is.

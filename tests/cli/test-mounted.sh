@@ -3,7 +3,7 @@
 # Times the kernel itself wrote: a filesystem read while mounted read-write (dirty journal), a
 # copy taken while it was mounted (what a power cut leaves on disk), and after a clean unmount.
 # The kernel stamps them with the host's real clock, which the test only reads.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount an image (CI runs as root)"
 

@@ -12,7 +12,7 @@
 # - entries not read: noauto, bind mounts, network, tmpfs, vfat, swap; one with nofail that is
 #   missing is not waited for; --device still replaces the whole search;
 # - a hostile /etc/fstab on the root (binary, huge) changes nothing but itself.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 W=1800000000 # 2027-01-15: the image's time
 POLICY=(--not-before 2026-01-01 --now 2000-01-01 --config /dev/null)

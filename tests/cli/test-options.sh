@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The command line: --help, --version, and every kind of usage error (exit 2, one line, nothing
 # read, nothing changed).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 cf --help
 assert_eq "$RC" 0 "--help: exit"

@@ -3,7 +3,7 @@
 # Least privilege: status needs only read access to the device; set without CAP_SYS_TIME fails
 # with its own exit status (4) and a clear line, and the clock does not move. Runs clockfix as
 # the user nobody with every capability dropped, so the kernel itself refuses the change.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to switch to the user nobody (CI runs as root)"
 caps=$(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs \

@@ -3,7 +3,7 @@
 # -v: a debug line for the device tried and how it was found, each source read with its time and
 # verdict, the journal search's probes, and what was read (the journal blocks as status --json
 # counts them, the bytes as strace sees them); without -v none of it.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount images (CI runs as root)"
 

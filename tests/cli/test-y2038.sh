@@ -12,7 +12,7 @@
 # - a journal stream (stderr) dated 2039;
 # - the daemon: timesyncd's flag dated 2039 is seen; the stamp's directory and file dated 2039
 #   are no obstacle to saving it.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 T39=$(date -u -d 2039-06-01T12:00:00 +%s)
 T2100=$(date -u -d 2100-06-01T12:00:00 +%s)

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Hostile directories and block maps on the way to the files clockfix reads from an unmounted
 # filesystem (the stamp files, fake-hwclock's date, the record of times in the future): real
-# images (mke2fs, debugfs), then, with tests/fs-loops, a directory or file whose block map or
+# images (mke2fs, debugfs), then, with tests/helpers/fs-loops, a directory or file whose block map or
 # extent tree points back at itself, as a corruption can, and which libext2fs would walk some
 # 10^9 times; and a directory that is a symbolic link to itself. Each lookup stops at its budget
 # (lookup_read_file()), says so for that file, and the rest is used: each run ends, exits 0,
 # leaves the image as it was (cf), and the clock is set from the times that could be read. Also a
 # device cut short before its group descriptors.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 : "${FS_LOOPS:?run through meson test}"
 
 T0=1790000000   # mkfs and the superblock's times
@@ -39,7 +39,7 @@ image() {
                 E2FSPROGS_FAKE_TIME=$T0 debugfs -w -f - "$img" >/dev/null 2>&1
 }
 
-# loop IMG MODE PATH: tests/fs-loops, the superblock's last write left at T0
+# loop IMG MODE PATH: tests/helpers/fs-loops, the superblock's last write left at T0
 loop() {
         "$FS_LOOPS" "$@" || fail "fs-loops $*"
         "$SB_TIMES" "$1" "wtime=$T0" || fail "sb-times $1"

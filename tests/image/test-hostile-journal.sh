@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Hostile journals in real images (mke2fs, then tests/jbd2-write for a log, then single fields
+# Hostile journals in real images (mke2fs, then tests/model/jbd2-write for a log, then single fields
 # of the journal superblock or map overwritten with dd): each run is bounded in time, never
 # crashes, leaves the image byte-identical (cf), says in one warning what is wrong with the
 # journal, and falls back to the superblock's times with exit 0; or, with times no one can
 # use, passes them over. Also the largest time a superblock holds, plus a margin of years.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 : "${JBD2_WRITE:?run through meson test}"
 
 T0=1790000000     # mkfs, and the superblock's times

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# A sample of the generated histories of boots (tests/jbd2-history.c) in real ext4 images: each is
-# written into the journal mke2fs made (tests/jbd2-write --history), clockfix reads the image, and
+# A sample of the generated histories of boots (tests/model/jbd2-history.c) in real ext4 images: each is
+# written into the journal mke2fs made (tests/model/jbd2-write --history), clockfix reads the image, and
 # the commit it reports as the newest plausible must be a commit block with that sequence at that
 # block (the block's own header, and debugfs logdump -O where its walk reaches it) and the one the
-# oracle (tests/jbd2-oracle.c, every block read) finds; the newest commit likewise.
-. "$SRCDIR/tests/lib.sh"
+# oracle (tests/model/jbd2-oracle.c, every block read) finds; the newest commit likewise.
+. "$SRCDIR/tests/lib/lib.sh"
 : "${JBD2_WRITE:?run through meson test}"
 
 FLOOR=1767225600     # 2026-01-01, the oracle's window

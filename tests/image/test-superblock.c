@@ -59,7 +59,7 @@ static const struct fs_kind kinds[] = {
 #define T_FIRST_ERROR 1800000200u
 #define T_LAST_ERROR  2208988800u /* 2040-01-01: past 2038 */
 
-/* Sets times in the superblock of an image the test made ("FIELD=SECONDS ...", tests/sb-times.c). */
+/* Sets times in the superblock of an image the test made ("FIELD=SECONDS ...", tests/helpers/sb-times.c). */
 __attribute__((format(printf, 2, 3))) static void set_times(const char *file, const char *format, ...)
 {
         const char *helper = getenv("SB_TIMES");

@@ -11,7 +11,7 @@
 # - -Dlibsystemd=enabled or -Dblkid=enabled without their .pc file, and -Dlibsystemd=enabled with
 #   -Dstatic=true: setup fails and names what is missing.
 # The build being tested ($CLOCKFIX, with both libraries found) shows the checks can fail.
-. "$SRCDIR/tests/lib-base.sh"
+. "$SRCDIR/tests/lib/lib-base.sh"
 cd "$SRCDIR"
 
 tmp_dir "$BUILDDIR/test-build-options.XXXXXX"

@@ -7,13 +7,13 @@
 # options say (meson install --tags init into a DESTDIR), both in one directory fail at setup, and
 # -Dopenrc=auto installs the OpenRC service only where pkg-config finds no systemd.pc and
 # -Dsysvinit=true does not ask for the same directory.
-. "$SRCDIR/tests/lib-base.sh"
+. "$SRCDIR/tests/lib/lib-base.sh"
 cd "$SRCDIR"
 
 tmp_dir "$BUILDDIR/test-init-scripts.XXXXXX"
 : "${OPENRC_INITD:?run through meson test}" "${SYSVINIT_SCRIPT:?}" "${OPENRC_CONFD:?}"
 for p in shellcheck checkbashisms dash busybox; do
-        command -v "$p" >/dev/null || fail "$p is not installed (tests/deps.sh)"
+        command -v "$p" >/dev/null || fail "$p is not installed (tests/lib/deps.sh)"
 done
 
 # The checks can fail: a bashism and a quoting mistake are found.

@@ -3,7 +3,7 @@
 # The man pages render without a warning (man --warnings, groff -ww), and say everything the
 # program has: every option of `clockfix --help` in clockfix(8), every key of the shipped
 # clockfix.conf in clockfix.conf(5), every exit code main() documents in clockfix(8).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 cd "$SRCDIR"
 
 for page in man/clockfix.8 man/clockfix.conf.5; do

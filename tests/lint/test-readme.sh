@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's two commands exist, and CI runs exactly the README's test command.
-. "$SRCDIR/tests/lib-base.sh"
+. "$SRCDIR/tests/lib/lib-base.sh"
 cd "$SRCDIR"
 
 grep -qx '    bash tests/demo.sh' README.md || fail "README.md does not give 'bash tests/demo.sh'"
@@ -11,9 +11,9 @@ grep -qx '    bash tests/run.sh' README.md || fail "README.md does not give 'bas
 last=$(grep -v -e '^#' -e '^set ' -e '^cd ' -e '^$' .ci/run | tail -n 1)
 [ "$last" == "bash tests/run.sh" ] || fail ".ci/run runs '$last', not the README's 'bash tests/run.sh'"
 # What run.sh installs covers every program the tests call.
-. tests/deps.sh
+. tests/lib/deps.sh
 for p in meson clang libext2fs-dev libblkid-dev libsystemd-dev e2fsprogs dosfstools fdisk jq strace systemd clang-format iproute2 debootstrap; do
-        [[ " ${BUILD_PACKAGES[*]} ${TEST_PACKAGES[*]} " == *" $p "* ]] || fail "tests/deps.sh does not install $p"
+        [[ " ${BUILD_PACKAGES[*]} ${TEST_PACKAGES[*]} " == *" $p "* ]] || fail "tests/lib/deps.sh does not install $p"
 done
 # The design the code cites is the repository's own (docs/design.md), not notes that are not shipped.
 cited=$(grep -rlE 'DESIGN\.md|\.\./shared/' src tests initramfs systemd bench cross docs man debian meson.build \

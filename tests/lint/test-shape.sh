@@ -5,7 +5,7 @@
 # ("basic/log.h"); no function over 80 lines, no file over 600; includes that go one way between
 # modules (a module is NAME.c with NAME.h; no cycle among them). Each rule is checked to fail on a
 # tree that breaks it.
-. "$SRCDIR/tests/lib-base.sh"
+. "$SRCDIR/tests/lib/lib-base.sh"
 cd "$SRCDIR"
 
 FUNCTION_MAX=80

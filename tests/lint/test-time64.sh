@@ -7,7 +7,7 @@
 # time_t, but a file built with a 64-bit one of its own (#define _TIME_BITS 64, as src/basic/clock.c;
 # it must not include libext2fs). Comments are not code: each file is read with its comments
 # removed by the compiler's own preprocessor, and its strings emptied.
-. "$SRCDIR/tests/lib-base.sh"
+. "$SRCDIR/tests/lib/lib-base.sh"
 cd "$SRCDIR"
 
 # A call of the stat() family (file_stat( is not: a letter or _ before the name).

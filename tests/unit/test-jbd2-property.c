@@ -2,7 +2,7 @@
 /*
  * test-jbd2-property: the journal search against the oracle (every block
  * read), on thousands of journals left by generated histories of boots
- * (tests/jbd2-history.c), and on hand-made ones the search once got wrong.
+ * (tests/model/jbd2-history.c), and on hand-made ones the search once got wrong.
  *
  *   JBD2_PROPERTY_SEED=N   the first history's seed (default 1); history i has seed N + i
  *   JBD2_PROPERTY_COUNT=N  how many (default 2500)

@@ -3,7 +3,7 @@
 # a minbase root debootstrapped once from the host's own Debian archive into the cache, ext4 disks
 # made from it without any mount, a busybox initramfs that mounts the root read-only and hands
 # over to systemd, and boots that end by the guest's own power-off or by a power cut. Sourced
-# after tests/lib.sh and tests/vm/lib.sh.
+# after tests/lib/lib.sh and tests/vm/lib.sh.
 #
 # In the guest, test units write "CLOCKFIX-TEST key=value" lines to /dev/console (the serial
 # console, ttyS0) and "CLOCKFIX-TEST done=1" before they power off; vm_debian_test_unit makes

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # vm/lib.sh: what the VM tests share: a Debian kernel unpacked (never installed) into a cache,
 # initramfs images, root disks with known times, and QEMU boots judged by markers on the serial
-# console. Sourced after tests/lib.sh.
+# console. Sourced after tests/lib/lib.sh.
 
 # The cache of the unpacked kernel (and an ARM guest's busybox), kept between runs (the build
 # directory's, by default).

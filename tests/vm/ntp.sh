@@ -5,7 +5,7 @@
 # QEMU started inside the namespace with a virtio NIC on the tap. Nothing else is in the namespace,
 # so no packet of the guest goes anywhere but to the server; the namespace is deleted at the end.
 # The server's time is this machine's clock: the truth the guest's clock is judged by. Sourced
-# after tests/lib.sh and tests/vm/lib.sh.
+# after tests/lib/lib.sh and tests/vm/lib.sh.
 
 # The guest's network: 192.0.2.0/24 (TEST-NET-1, never routed), the server at .1, the guest at .2.
 VM_NTP_SERVER=192.0.2.1

@@ -7,7 +7,7 @@
 # clock over the test's own network (tests/vm/ntp.sh): chrony, as Debian's package runs it from
 # its LSB script, or busybox's ntpd, as Alpine's OpenRC service does. Late in the boot,
 # /etc/rc.local (run by sysv-rc's rc.local, or OpenRC's in the default runlevel) waits for the
-# daemon's report of NTP's correction, reports and powers off. Sourced after tests/lib.sh,
+# daemon's report of NTP's correction, reports and powers off. Sourced after tests/lib/lib.sh,
 # tests/vm/lib.sh, tests/vm/debian.sh and tests/vm/ntp.sh.
 
 # vm_rc_overlay OVERLAY SCRIPT CLIENT WRITTEN: a tree OVERLAY holding the static clockfix where the

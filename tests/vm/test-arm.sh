@@ -13,12 +13,12 @@
 #    guest and on the disk.
 # The guest reads times with clock-now (tests/vm/clock-now.c, a 64-bit time_t, CLOCK_NOW): busybox's
 # date and stat print nonsense after 2038 on armhf.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 : "${CLOCKFIX_STATIC:?run through meson test}" "${NTP_PLAY:?run through meson test}" \
         "${CLOCK_NOW:?run through meson test}"
 # The program itself, which goes into the guest (in a cross build's tests CLOCKFIX_STATIC names a
-# script that runs it under qemu-user on this machine: tests/lib.sh).
+# script that runs it under qemu-user on this machine: tests/lib/lib.sh).
 STATIC=$CLOCKFIX_STATIC_BIN
 
 STEP=3600

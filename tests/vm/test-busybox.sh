@@ -4,7 +4,7 @@
 # 2000-01-01, without any RTC (1970), with a clock already ahead, and with root disks that are not
 # ext4 or are zeros, which must not hold the boot up. Then busybox's init running the init script
 # (sysvinit/clockfix) as a Buildroot system does: S01clockfix started by rcS, stopped by rcK.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 : "${CLOCKFIX_STATIC:?run through meson test}" "${SYSVINIT_SCRIPT:?run through meson test}"
 

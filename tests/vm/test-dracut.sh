@@ -4,7 +4,7 @@
 # hook), for the unpacked Debian kernel, booted by QEMU with the RTC at 2000-01-01 and without any
 # RTC. dracut finds modules only under its base directory: a private copy of /usr/lib/dracut made
 # of symbolic links, plus ours, leaves the host's alone.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 : "${DRACUT_MODULE_SETUP:?run through meson test}"
 

@@ -4,7 +4,7 @@
 # script, for the unpacked Debian kernel (in a private mount namespace: the host's /lib/modules
 # and /boot are not touched), booted by QEMU with the RTC at 2000-01-01, without any RTC, and with
 # a clock already ahead. The root's /sbin/init reports the clock the initramfs handed over.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 
 vm_kernel

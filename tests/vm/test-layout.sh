@@ -19,7 +19,7 @@
 #     the clock is at the image's time plus the margin, and `clockfix status` says the clock can be
 #     no better than the image's time.
 # Each part runs whatever became of the others; the test fails if one did.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
 : "${SYSVINIT_SCRIPT:?run through meson test}" "${CLOCKFIX_STATIC:?run through meson test}"

@@ -16,7 +16,7 @@
 # synchronised as it starts, seconds before its step); clockfix.service exited 0, and `clockfix
 # status` in the guest shows the clock synchronised. openntpd says so 1.5 to 6 minutes after its
 # step: its guest runs in the background while the others boot.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
 . "$SRCDIR/tests/vm/ntp.sh"

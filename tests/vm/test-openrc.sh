@@ -11,7 +11,7 @@
 # power-off its stop saves the stamp on the disk (tests/vm/rc.sh, tests/vm/ntp.sh). A stale pid
 # file naming another program called clockfix is neither killed by stop nor keeps start from
 # starting the daemon.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
 . "$SRCDIR/tests/vm/ntp.sh"

@@ -12,7 +12,7 @@
 #    the clock is set from the next best source, a time of the first boot after NTP's step.
 # 3. On the host, a later fsck rewrites s_lastcheck: the new value is plausible and the newest,
 #    and the next boot's initramfs sets the clock to it.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
 : "${CLOCKFIX_STATIC:?run through meson test}"

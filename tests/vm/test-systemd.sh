@@ -17,7 +17,7 @@
 # machine's mkinitramfs with clockfix's hook, which sets the clock before the root is mounted,
 # and clockfix.service then finds it set (as on a Debian system with the package; tests/release.sh
 # runs it so on Debian 13).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
 : "${NTP_PLAY:?run through meson test}"

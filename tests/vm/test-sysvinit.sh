@@ -7,7 +7,7 @@
 # LSB script once the network is up, steps the clock over the test's network from the test's NTP
 # server, and the daemon's syslog line says by how much, true and in time; at the power-off the
 # script's stop saves the stamp on the disk (tests/vm/rc.sh, tests/vm/ntp.sh).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
 . "$SRCDIR/tests/vm/debian.sh"
 . "$SRCDIR/tests/vm/ntp.sh"

@@ -4,7 +4,7 @@
 # holds: clockfix reads one superblock (one read of at most 4 KiB) from a 64 MiB and from a 1 TiB
 # disk alike, and reads the journal within its budget. Timings are the benchmark's business, not
 # asserted here.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 WARM=3 COLD=1 bash "$SRCDIR/bench/boot-cost" "$BUILDDIR" >"$TMP/table" 2>"$TMP/err" ||
         fail "bench/boot-cost failed: $(cat "$TMP/err")"

@@ -55,5 +55,5 @@ const struct jo_commit *jo_commit_at(const struct jo_result *r, uint32_t block);
 bool jo_plausible(uint64_t t, uint64_t floor, uint64_t not_after);
 
 /* Prints "WHAT SEQUENCE BLOCK SECONDS" for a commit found, "WHAT none" for none: the lines of the
- * --oracle option of tests/jbd2-write and bench/redate. */
+ * --oracle option of tests/model/jbd2-write and bench/redate. */
 void jo_print_commit(const char *what, const struct jo_commit *c);

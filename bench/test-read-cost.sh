@@ -8,7 +8,7 @@
 # what the journal search read. Its wrong-clock disk (j4-dirty's newest commits redated to 2000)
 # has a row in each table, and one in that of the newest plausible commit against the oracle,
 # where its newest commit is not the oracle's best.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount images (CI runs as root)"
 started=$(date +%s)

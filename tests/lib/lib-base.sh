@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# lib-base.sh: the part of the shell tests' library (tests/lib.sh) that needs neither meson test nor
+# lib-base.sh: the part of the shell tests' library (tests/lib/lib.sh) that needs neither meson test nor
 # root: strict mode, UTC and the C locale, fail and the checks, waiting, what runs at exit, and a
-# cross build's exe wrapper. tests/lib.sh sources it first; scripts that need nothing more (the
+# cross build's exe wrapper. tests/lib/lib.sh sources it first; scripts that need nothing more (the
 # lint tests, tests/deb.sh, the fuzz corpus replay, bench/boot-cost and bench/accuracy) source it
 # alone. Sourced; sets an EXIT trap: add to it with at_exit, never with a trap of your own.
 # shellcheck shell=bash disable=SC2034 # TMP and SYSROOT are for the scripts that source it

@@ -11,7 +11,7 @@
 #   link there is not followed, nor anything but a regular file opened;
 # - the daemon records at synchronisation (timesyncd's flag), and writes nothing on a normal one;
 # - --state-dir is honoured under a systemd unit that is not clockfix's (INVOCATION_ID set).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 W=1800000000             # 2027-01-15: when the disk was last written
 F=$((W + 315576000))     # ten years later: the last check of a boot whose clock was wrong

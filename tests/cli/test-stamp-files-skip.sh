@@ -5,7 +5,7 @@
 # commit). Skipped then, and the report says why; read whenever that does not hold: a newest
 # commit that is implausible, a search cut short by its budget, fast commits, ext2, no journal
 # read, the mounted / (statx()). The skip reads nothing of the device beyond --no-stamps.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 : "${JBD2_WRITE:?run through meson test}"
 
 POLICY=(--not-before 2026-01-01 --now 2000-01-01)
@@ -140,7 +140,7 @@ assert_eq "$(jqo '.devices[0].journal')" null "ext2: no journal"
 read_ok "ext2"
 assert_eq "$(jqo .source)" file:/etc/fake-hwclock.data "ext2: the newest stamp wins"
 
-# (e) The mounted / (a chroot into the loop-mounted image, as in test-stamps.sh): read live with
+# (e) The mounted / (a chroot into the loop-mounted image, as in test-stamp-files.sh): read live with
 # statx(), which reads no block of the device, whatever the journal says.
 image "$TMP/e.img" -t ext4
 "$JBD2_WRITE" "$TMP/e.img" --txn "$AFTER:1:20" >/dev/null

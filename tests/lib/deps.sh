@@ -13,8 +13,8 @@ case "$DEBIAN_CODENAME" in
 bookworm) DEPS_CLANG=14 DEPS_T64="" DEPS_SYSTEMD_PC=systemd ;;
 trixie) DEPS_CLANG=19 DEPS_T64=t64 DEPS_SYSTEMD_PC=systemd-dev ;;
 *)
-        echo "tests/deps.sh: Debian '${DEBIAN_CODENAME:-?}' (/etc/os-release) is not a release these tests know" \
-                "(bookworm, trixie): add its package names to tests/deps.sh" >&2
+        echo "tests/lib/deps.sh: Debian '${DEBIAN_CODENAME:-?}' (/etc/os-release) is not a release these tests know" \
+                "(bookworm, trixie): add its package names to tests/lib/deps.sh" >&2
         return 1 2>/dev/null || exit 1
         ;;
 esac

@@ -18,10 +18,10 @@
  *     --superblock-checksum       break the journal superblock's checksum
  *     --incompat HEX              the journal's incompatible features (checksums, 64bit) instead of mke2fs's
  *     --history SEED[:pre|:6.5]   the journal a history of boots drawn from SEED leaves
- * (tests/jbd2-history.c), in the layout of Linux before 6.5 or from 6.5 if given; its superblock too
- *     --oracle FLOOR:NOT_AFTER    print what tests/jbd2-oracle.c finds in the log written, with that window
- *                                 (seconds): "best SEQUENCE BLOCK SEC" (or "best none"), "newest ...", and
- *                                 "history ..." after a history
+ * (tests/model/jbd2-history.c), in the layout of Linux before 6.5 or from 6.5 if given; its superblock too
+ *     --oracle FLOOR:NOT_AFTER    print what tests/model/jbd2-oracle.c finds in the log written, with that
+ * window (seconds): "best SEQUENCE BLOCK SEC" (or "best none"), "newest ...", and "history ..." after a
+ * history
  */
 
 #include <errno.h>

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh: what the shell tests share. Sourced; meson sets CLOCKFIX, FINGERPRINT, SRCDIR. Its first
 # part, what needs neither meson nor root (fail and the checks, waiting, at_exit), is
-# tests/lib-base.sh.
+# tests/lib/lib-base.sh.
 
-# shellcheck source=tests/lib-base.sh
+# shellcheck source=tests/lib/lib-base.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib-base.sh"
 
 # Each test in a mount namespace of its own (as root). Tests run side by side, and a namespace
@@ -25,7 +25,7 @@ detach_loops() {
 }
 at_exit detach_loops
 
-# In a cross build (EXE_WRAPPER, tests/lib-base.sh) the programs built for the target run under
+# In a cross build (EXE_WRAPPER, tests/lib/lib-base.sh) the programs built for the target run under
 # the exe wrapper, as this machine has no binfmt_misc to do it. CLOCKFIX, CLOCKFIX_STATIC and
 # CLOCKFIX_NOBLKID then name small scripts that run them so, which every way of running a program
 # takes (timeout, setpriv, strace, unshare, ip netns exec); the ..._BIN variables name the programs
@@ -81,7 +81,7 @@ mkimg() {
 }
 
 # stamp FILE WRITE-EPOCH DEBUGFS-COMMAND...: runs debugfs commands; last write becomes WRITE-EPOCH.
-# A superblock time set as "ssv FIELD @SECONDS" is written by sb-times (tests/sb-times.c), low
+# A superblock time set as "ssv FIELD @SECONDS" is written by sb-times (tests/helpers/sb-times.c), low
 # bits and _hi byte, after the others: debugfs sets the _hi byte of a time past 2038 from 1.47.1
 # on, and not before.
 stamp() {

@@ -4,7 +4,7 @@
 # symbolic link, with nanoseconds), fake-hwclock's date, clockfix's own stamp; files that cannot
 # be used; a symbolic link at a stamp's path, never followed, on the disk or live (nor anything
 # opened to tell); 128-byte inodes without the extra time field; --no-stamps.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 POLICY=(--not-before 2026-01-01 --now 2000-01-01)
 echo "2026-12-01 08:00:00" >"$TMP/fhc"
@@ -133,7 +133,7 @@ assert_eq "$(src file:/var/lib/systemd/timesync/clock .inode)" null "live: no in
 assert_eq "$(src file:/var/lib/systemd/timesync/clock .time_usec)" 1797000000250000 "live: with nanoseconds"
 # From outside, the same device is not /: read from the disk, through libext2fs. (Without the
 # journal: the kernel's commits, dated by this machine's clock, may say that no stamp can be newer,
-# and the touch above set an mtime of its choosing, which no tool does: see test-stamps-skip.sh.)
+# and the touch above set an mtime of its choosing, which no tool does: see test-stamp-files-skip.sh.)
 cf status --json --device "$DEV" --journal-budget 0 "${POLICY[@]}"
 assert_eq "$(jqo '.devices[0].files[0].live')" false "not live from outside"
 live_root_done

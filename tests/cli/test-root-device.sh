@@ -4,7 +4,7 @@
 # PARTUUID=, device number) on loop devices, --device with a tag, and --wait for a device that
 # appears late or never. Every case resolves before clockfix would fall back to the host's own
 # mountinfo and fstab (those fall-backs are tested with crafted files in the image suite).
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root for loop devices (CI runs as root)"
 

@@ -3,7 +3,7 @@
 # The systemd unit as built: systemd-analyze verify accepts it without a single warning, and it
 # is ordered where docs/design.md §5 says: before time-set.target and before the root filesystem is
 # checked or remounted read-write, pulling in time-set.target, never claiming time-sync.target.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 unit=$BUILDDIR/systemd/clockfix.service
 [ -f "$unit" ] || fail "no $unit"

@@ -10,7 +10,7 @@
 # - the stamp file: not written while anything else writes to its filesystem, written once the
 #   filesystem has been idle for the save interval, and at stop; `clockfix stamp` writes it, but
 #   not with clockfix=0 on the kernel command line.
-. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/lib/lib.sh"
 
 NS=clockfix-test-$$
 cleanup_daemon() {
