@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # bench/read-cost --smoke (tiny disks the kernel writes, one run; the real root only if the vm
 # suite's Debian root is cached; no throttled guest unless QEMU=1) runs against this build and
-# prints its tables whole: every disk in each, every figure a number, the goals of issue 16. The
-# figures themselves are the benchmark's business, not asserted here, but for what holds whatever
-# the journal search does: the superblock alone is one read, and the whole run reads at least
-# what the journal search read. Its wrong-clock disk (j4-dirty's newest commits redated to 2000)
-# has a row in each table, and one in that of the newest plausible commit against the oracle,
-# where its newest commit is not the oracle's best.
+# prints its tables whole: every disk in each, every figure a number, the goals the journal search
+# was made to meet. The figures themselves are the benchmark's business, not asserted here, but
+# for what holds whatever the journal search does: the superblock alone is one read, and the whole
+# run reads at least what the journal search read. Its wrong-clock disk (j4-dirty's newest commits
+# redated to 2000) has a row in each table, and one in that of the newest plausible commit against
+# the oracle, where its newest commit is not the oracle's best.
 . "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount images (CI runs as root)"

@@ -20,9 +20,11 @@ cited=$(grep -rlE 'DESIGN\.md|\.\./shared/' src tests initramfs systemd bench cr
         README.md CONTRIBUTING.md | grep -v '^tests/lint/test-readme\.sh$' || true)
 [ -z "$cited" ] || fail "these cite design notes that are not in the repository (cite docs/design.md): $cited"
 [ -f docs/design.md ] || fail "no docs/design.md"
-# Nor a tracker's numbers, which say nothing to a reader of the repository ("issue 16", "#6").
-issues=$(grep -rniE '\b(issue|bug|ticket|pr)s? #?[0-9]+|(^|[ (])#[0-9]+\b' README.md CONTRIBUTING.md docs man \
-        initramfs/README.md || true)
+# Nor a tracker's numbers, in the documents or the code, which say nothing to a reader of the repository
+# ("issue 16", "#6").
+issues=$(grep -rnIiE '\b(issue|bug|ticket|pr)s? #?[0-9]+|(^|[ (])#[0-9]+\b' README.md CONTRIBUTING.md docs man \
+        initramfs src tests bench systemd openrc sysvinit debian cross meson.build meson_options.txt .ci |
+        grep -vE '^tests/(fuzz/(corpus|regressions)/|lint/test-readme\.sh:)' || true)
 [ -z "$issues" ] || fail "these cite a tracker's numbers (say what the change was instead): $issues"
 # The README is a front door (16 KiB at most), and every relative link of the documents resolves: to a
 # file of the repository and, with #anchor, to one of its headings (GitHub's slugs).
