@@ -428,10 +428,15 @@ int record_write(const char *path, const struct record *r)
          * fsync() leaves the new inode and directory block in ext4's journal: after a power cut the
          * initramfs, which reads the root through libext2fs before the mount replays that journal,
          * would not see the record until writeback puts them in place (about 30 s later). syncfs()
-         * writes the filesystem's committed metadata to its place on the device. Once per record.
+         * commits what is running and writes the committed metadata to its place on the device;
+         * but a block that another process changes between the two (journald's inode beside the
+         * record's, at boot) goes back into a running transaction, and stays out of place. Twice:
+         * the second commits it and writes it (vm-systemd-future once read the record empty on the
+         * disk two seconds after a single syncfs(), on a loaded machine). Once per record.
          */
-        if (syncfs(dfd) < 0)
-                return -errno;
+        for (int i = 0; i < 2; i++)
+                if (syncfs(dfd) < 0)
+                        return -errno;
         return 0;
 }
 
