@@ -33,11 +33,59 @@ static void describe_estimate(const struct decision *d, const char *floor_origin
                 snprintf(buf, size, "the floor (%s), no disk time being later", floor_origin);
 }
 
+/* The floor as messages name it: "clockfix's build time", "the floor (--not-before)". */
+static void describe_floor(const char *floor_origin, char *buf, size_t size)
+{
+        if (strcmp(floor_origin, "build time") == 0)
+                snprintf(buf, size, "clockfix's build time");
+        else
+                snprintf(buf, size, "the floor (%s)", floor_origin);
+}
+
+/*
+ * No device gave a usable time, and the clock is before the floor: set to the floor, the earliest
+ * it can be, and said so. EXIT_NO_SOURCE when it is (or would be) set, else why not.
+ */
+static int set_floor(
+        const struct settings *o, usec_t now, const struct decision *d, const char *floor_origin)
+{
+        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], floor[PATH_MAX + 64];
+        int64_t delta = (int64_t)((d->target - now) / USEC_PER_SEC);
+        int r;
+
+        describe_floor(floor_origin, floor, sizeof(floor));
+        if (o->dry_run) {
+                log_warning("No time on the disk; the clock would be set to %s, %s, the earliest it can be "
+                            "(moved forward from %s, %+" PRId64 " s); --dry-run: not changed",
+                        floor, format_iso(b, d->target), format_iso(a, now), delta);
+                return EXIT_NO_SOURCE;
+        }
+        r = clock_set(d->target);
+        if (r == -EPERM) {
+                log_error("Cannot set the clock to %s, %s: permission denied (needs CAP_SYS_TIME: run as "
+                          "root); clock left at %s",
+                        floor, format_iso(b, d->target), format_iso(a, now));
+                return EXIT_PERMISSION;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Cannot set the clock to %s, %s: %m; clock left at %s", floor,
+                        format_iso(b, d->target), format_iso(a, now));
+                return EXIT_FAIL;
+        }
+        log_warning("No time on the disk; the clock set to %s, %s, the earliest it can be (moved forward "
+                    "from %s, %+" PRId64 " s)",
+                floor, format_iso(b, d->target), format_iso(a, now), delta);
+        return EXIT_NO_SOURCE;
+}
+
 static int do_set(const struct settings *o, usec_t now, const struct decision *d, const char *floor_origin)
 {
         char a[ISO_TIME_MAX], b[ISO_TIME_MAX], why[512];
         int64_t delta;
         int r;
+
+        if (!d->evidence)
+                return set_floor(o, now, d, floor_origin);
 
         describe_estimate(d, floor_origin, why, sizeof(why));
         delta = d->target >= now ? (int64_t)((d->target - now) / USEC_PER_SEC)
@@ -229,7 +277,7 @@ static int command_status(
                 log_error_errno(errno, "Cannot write the report: %m");
                 return EXIT_FAIL;
         }
-        if (found->d.action == ACTION_UNAVAILABLE) {
+        if (!found->d.evidence) {
                 explain_devices(&found->ev, policy, LOG_ERR);
                 return EXIT_NO_SOURCE;
         }
@@ -238,9 +286,10 @@ static int command_status(
 
 static int command_set(const struct settings *o, const struct policy *policy, const struct findings *found)
 {
-        explain_devices(&found->ev, policy, found->d.action == ACTION_UNAVAILABLE ? LOG_ERR : LOG_WARNING);
+        explain_devices(&found->ev, policy, found->d.evidence ? LOG_WARNING : LOG_ERR);
         if (found->d.action == ACTION_UNAVAILABLE)
                 return EXIT_NO_SOURCE;
+        /* Without evidence, the clock set to the floor: still no usable source (EXIT_NO_SOURCE). */
         return do_set(o, found->now, &found->d, found->floor_origin);
 }
 
@@ -251,7 +300,8 @@ static int command_daemon(
 
         if (status != EXIT_OK && status != EXIT_NO_SOURCE)
                 return status;
-        return daemon_main(o, found, status == EXIT_OK && found->d.action == ACTION_SET && !o->dry_run);
+        /* The clock set: from the disk (EXIT_OK), or to the floor with no usable time (EXIT_NO_SOURCE). */
+        return daemon_main(o, found, found->d.action == ACTION_SET && !o->dry_run);
 }
 
 /*

@@ -12,6 +12,21 @@
 #include "core/decide.h"
 #include "jbd2/jbd2.h"
 
+/* The end of --help: times, the settings' other places, the exit statuses. */
+static void help_end(void)
+{
+        printf("\n"
+               "TIME is UTC: 2026-11-30, 2026-11-30T10:00:00Z, or seconds since the epoch (@1795000000).\n"
+               "The same settings go in " CLOCKFIX_CONF_PATH " (\"margin = 2\", \"device = ...\") and,\n"
+               "with --boot, on the kernel command line (clockfix.margin=2); options win over the\n"
+               "kernel command line, which wins over the file.\n"
+               "\n"
+               "Exit status: 0 the clock is at or past the target (set, or nothing to do);\n"
+               "1 unexpected failure; 2 bad usage; 3 no device gave a usable time (the clock set\n"
+               "to the floor if it was before it, else nothing changed); 4 not allowed to set\n"
+               "the clock, needs CAP_SYS_TIME (nothing changed).\n");
+}
+
 static void help(void)
 {
         printf("Usage: clockfix [COMMAND] [OPTIONS]\n"
@@ -54,6 +69,9 @@ static void help(void)
                "                       build time of clockfix)\n"
                "      --not-after=TIME later times are implausible and ignored (default: the\n"
                "                       floor + 30 years)\n"
+               "      --no-floor-fallback\n"
+               "                       when no device gives a usable time, leave a clock before\n"
+               "                       the floor as it is (default: set it to the floor)\n"
                "      --now=TIME       decide as if the clock read TIME (status, set --dry-run);\n"
                "                       learn: TIME is the true time, whatever NTP says\n"
                "      --boot           at boot: honour clockfix=0 and clockfix.SETTING= on the\n"
@@ -77,17 +95,9 @@ static void help(void)
                "  -q, --quiet          log only warnings and errors\n"
                "  -v, --verbose        log debugging messages too\n"
                "  -h, --help           show this help\n"
-               "      --version        show the version and the build time\n"
-               "\n"
-               "TIME is UTC: 2026-11-30, 2026-11-30T10:00:00Z, or seconds since the epoch (@1795000000).\n"
-               "The same settings go in " CLOCKFIX_CONF_PATH " (\"margin = 2\", \"device = ...\") and,\n"
-               "with --boot, on the kernel command line (clockfix.margin=2); options win over the\n"
-               "kernel command line, which wins over the file.\n"
-               "\n"
-               "Exit status: 0 the clock is at or past the target (set, or nothing to do);\n"
-               "1 unexpected failure; 2 bad usage; 3 no device gave a usable time (nothing\n"
-               "changed); 4 not allowed to set the clock, needs CAP_SYS_TIME (nothing changed).\n",
+               "      --version        show the version and the build time\n",
                 JBD2_BUDGET_DEFAULT);
+        help_end();
 }
 
 static void version(void)
@@ -126,6 +136,7 @@ static const struct option longopts[] = {
         { "no-stamps", no_argument, NULL, ARG_SETTING + SETTING_STAMPS },
         { "not-before", required_argument, NULL, ARG_SETTING + SETTING_NOT_BEFORE },
         { "not-after", required_argument, NULL, ARG_SETTING + SETTING_NOT_AFTER },
+        { "no-floor-fallback", no_argument, NULL, ARG_SETTING + SETTING_FLOOR_FALLBACK },
         { "now", required_argument, NULL, ARG_NOW },
         { "boot", no_argument, NULL, ARG_BOOT },
         { "ntp-unit", required_argument, NULL, ARG_SETTING + SETTING_NTP_UNIT },
@@ -247,11 +258,11 @@ static int option_apply(struct settings *o, int c, char *argv[])
                 return log_error_errno(EINVAL, "Option %s needs a value (see --help)", argv[optind - 1]);
         default:
                 if (c >= ARG_SETTING && c < ARG_SETTING + _SETTING_MAX)
-                        /* The two without a value: --no-stamps and --stay. */
+                        /* The three without a value: --no-stamps, --no-floor-fallback and --stay. */
                         return option_setting(o, (enum setting)(c - ARG_SETTING),
-                                optarg                                      ? optarg
-                                        : c == ARG_SETTING + SETTING_STAMPS ? "no"
-                                                                            : "yes");
+                                optarg                                    ? optarg
+                                        : c == ARG_SETTING + SETTING_STAY ? "yes"
+                                                                          : "no");
                 return option_unknown(argv);
         }
 }

@@ -11,6 +11,26 @@
 #include "core/record.h"
 #include "disk/rootdev.h"
 
+void print_printable(FILE *f, const char *s)
+{
+        for (; *s; s++)
+                fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+const char *device_stamps_skipped(const struct device_report *d, char *buf, size_t size)
+{
+        char t[ISO_TIME_MAX];
+
+        if (d->have_stamps)
+                return NULL;
+        if (d->stamps_why == STAMPS_JOURNAL_NEWER)
+                snprintf(buf, size, "%s (%s)", stamps_why_to_text(d->stamps_why),
+                        format_disk_time(t, d->journal.jbd2.newest.time));
+        else
+                snprintf(buf, size, "%s", stamps_why_to_text(d->stamps_why));
+        return buf;
+}
+
 const char *device_report_name(const struct device_report *d)
 {
         return d->path ? d->path : d->spec;

@@ -3,8 +3,19 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/gather.h"
+
+/* Prints s with control characters as '?': a label is 16 bytes from the disk, and a crafted one must
+ * not drive the terminal. */
+void print_printable(FILE *f, const char *s);
+
+/*
+ * Why the stamp files of a readable device were not read, or NULL when they were: "no stamp file
+ * can be newer than the journal's newest commit (2027-01-08T18:38:15Z)". Returns buf or NULL.
+ */
+const char *device_stamps_skipped(const struct device_report *d, char *buf, size_t size);
 
 /* The name to show for a device: the path it resolved to, else the spec it was named by. */
 const char *device_report_name(const struct device_report *d);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* report: what `clockfix status` prints, for people (a table) and for programs (JSON) */
+/* report: what `clockfix status` prints for programs: one JSON object */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,14 +76,6 @@ static void json_time_usec(FILE *f, usec_t t, bool present)
                 fputs("null", f);
 }
 
-/* Prints s with control characters as '?': a label is 16 bytes from the disk, and a crafted
- * one must not drive the terminal. */
-static void print_printable(FILE *f, const char *s)
-{
-        for (; *s; s++)
-                fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
 static const char *yes_no(bool b)
 {
         return b ? "true" : "false";
@@ -139,24 +131,6 @@ static void json_journal(FILE *f, const struct device_report *d)
                         r->bad_checksums, r->read_errors);
         }
         fputc('}', f);
-}
-
-/*
- * Why the stamp files of a readable device were not read, or NULL when they were: "no stamp file
- * can be newer than the journal's newest commit (2027-01-08T18:38:15Z)". Returns buf or NULL.
- */
-static const char *stamps_skipped(const struct device_report *d, char *buf, size_t size)
-{
-        char t[ISO_TIME_MAX];
-
-        if (d->have_stamps)
-                return NULL;
-        if (d->stamps_why == STAMPS_JOURNAL_NEWER)
-                snprintf(buf, size, "%s (%s)", stamps_why_to_text(d->stamps_why),
-                        format_disk_time(t, d->journal.jbd2.newest.time));
-        else
-                snprintf(buf, size, "%s", stamps_why_to_text(d->stamps_why));
-        return buf;
 }
 
 static void json_stamps(FILE *f, const struct device_report *d)
@@ -226,18 +200,6 @@ static void json_candidate_details(FILE *f, const struct evidence *ev, const str
                 }
 }
 
-/*
- * Whether the record's entry e is still among the times read: 1, 0, or -1 when it is of a
- * filesystem that was not read.
- */
-static int entry_on_disk(const struct evidence *ev, const struct record_entry *e)
-{
-        /* One record serves the root and the filesystems of its fstab: any of those read counts. */
-        if (!evidence_has_uuid(ev, e->uuid))
-                return -1;
-        return candidates_hold(ev->candidates, ev->n_candidates, e->uuid, e->source, e->time);
-}
-
 /* "future_record": the record as read for the device, or null when it was not looked for. */
 static void json_record(FILE *f, const struct status *s, const struct device_report *d)
 {
@@ -258,7 +220,7 @@ static void json_record(FILE *f, const struct status *s, const struct device_rep
         fprintf(f, ",\"bad_lines\":%u,\"entries\":[", rec->bad_lines);
         for (size_t i = 0; i < rec->n; i++) {
                 const struct record_entry *e = rec->entries + i;
-                int on = entry_on_disk(s->evidence, e);
+                int on = evidence_on_disk(s->evidence, e);
 
                 fputs(i ? ",{\"uuid\":" : "{\"uuid\":", f);
                 json_string(f, e->uuid);
@@ -308,7 +270,7 @@ static void json_device(FILE *f, const struct status *s, const struct device_rep
                 else
                         fputs(",\"journal\":null", f);
                 fputs(",\"stamps_skipped\":", f);
-                json_string(f, stamps_skipped(dev, problem, sizeof(problem)));
+                json_string(f, device_stamps_skipped(dev, problem, sizeof(problem)));
                 if (dev->have_stamps)
                         json_stamps(f, dev);
                 json_record(f, s, dev);
@@ -350,6 +312,7 @@ void report_json(FILE *f, const struct status *s)
         fputs(",\"target\":", f);
         json_time(f, d->target, have);
         fprintf(f, ",\"action\":\"%s\"", action_to_string(d->action));
+        fprintf(f, ",\"evidence\":%s", d->evidence ? "true" : "false");
         fprintf(f, ",\"clock_implausible\":%s", d->clock_implausible ? "true" : "false");
         fprintf(f, ",\"clock_synchronized\":%s", d->clock_synchronized ? "true" : "false");
         fprintf(f, ",\"floor\":%" PRIu64 ",\"floor_source\":", s->policy->floor / USEC_PER_SEC);
@@ -379,219 +342,4 @@ void report_json(FILE *f, const struct status *s)
                 json_source(f, s, ev->candidates + i);
         }
         fputs("]}\n", f);
-}
-
-static void text_commit(FILE *f, const char *what, const struct jbd2_commit *c)
-{
-        char t[ISO_TIME_MAX];
-
-        fprintf(f, "%s sequence %" PRIu32 " at block %" PRIu32 ", %s", what, c->sequence, c->block,
-                c->time ? format_disk_time(t, c->time) : "no time");
-}
-
-/* Two lines on the journal: where it is and the state of its log; what the walk found and what it cost. */
-static void text_journal(FILE *f, const struct device_report *d)
-{
-        const struct journal_report *j = &d->journal;
-        const struct jbd2_report *r = &j->jbd2;
-        char where[PATH_MAX + 64], features[128];
-
-        if (!d->have_journal)
-                return;
-        fprintf(f, "  Journal: %s", journal_where(j, where, sizeof(where)));
-        if (j->error != 0) {
-                fprintf(f, ": not used: %s\n", j->reason);
-                return;
-        }
-        fprintf(f, ", %" PRIu32 " blocks of %" PRIu32 " bytes", r->maxlen, r->blocksize);
-        if (jbd2_features(r, features, sizeof(features))[0])
-                fprintf(f, " (%s)", features);
-        if (r->dirty)
-                fprintf(f, "; dirty: the log starts at block %" PRIu32 " with sequence %" PRIu32 "\n",
-                        r->start, r->sequence);
-        else
-                fprintf(f, "; clean: next sequence %" PRIu32 "%s\n", r->sequence,
-                        r->head ? ", head recorded" : "");
-
-        fputs("  Journal: ", f);
-        if (!r->newest.found)
-                fputs("no commit found", f);
-        else if (r->best.found && r->best.sequence == r->newest.sequence)
-                text_commit(f, "newest commit", &r->newest);
-        else {
-                text_commit(f, "newest commit", &r->newest);
-                fputs(r->newest.time ? " (implausible)" : "", f);
-                if (r->best.found)
-                        text_commit(f, "; newest plausible", &r->best);
-                else
-                        fputs("; none plausible", f);
-        }
-        fprintf(f, "; %u of %u reads, %u blocks%s%s", r->reads, r->budget, r->blocks_read,
-                r->budget_exhausted ? " (budget spent: a newer commit may exist)" : "",
-                r->bad_checksums ? ", bad checksums met" : "");
-        if (r->read_errors)
-                fprintf(f, ", %u unreadable (I/O error)", r->read_errors);
-        fputc('\n', f);
-}
-
-/* Stamp files not read and why, or those that are there but could not be used. */
-static void text_stamps(FILE *f, const struct device_report *d)
-{
-        char why[256];
-
-        if (stamps_skipped(d, why, sizeof(why)))
-                fprintf(f, "  Stamp files: not read: %s\n", why);
-        for (enum stamp t = 0; d->have_stamps && t < _STAMP_MAX; t++) {
-                const struct stamp_report *st = d->stamps + t;
-
-                if (st->error != 0 && st->error != -ENOENT && st->error != -EXDEV)
-                        fprintf(f, "  File %s: %s, not used\n", stamp_path(t),
-                                st->reason ? st->reason : strerror(-st->error));
-        }
-}
-
-/* The record, when there is one (or one that is ignored), and each of its times against the disk. */
-static void text_record(FILE *f, const struct status *s, const struct device_report *d)
-{
-        const struct record *rec = &d->record;
-        char a[ISO_TIME_MAX];
-
-        if (!d->have_record || rec->error == -ENOENT)
-                return;
-        if (rec->error != 0) {
-                fprintf(f, "  Record %s: %s, ignored\n", s->record_path,
-                        rec->reason ? rec->reason : strerror(-rec->error));
-                return;
-        }
-        fprintf(f, "  Record %s: %zu time(s) in the future at the last sync", s->record_path, rec->n);
-        if (rec->bad_lines)
-                fprintf(f, "; %u line(s) not understood, passed over (the first: line %u)", rec->bad_lines,
-                        rec->first_bad);
-        fputc('\n', f);
-        for (size_t i = 0; i < rec->n; i++) {
-                const struct record_entry *e = rec->entries + i;
-                int on = entry_on_disk(s->evidence, e);
-
-                fprintf(f, "    %s %s: %s\n", e->source, format_iso(a, e->time),
-                        on < 0       ? "of another filesystem"
-                                : on ? "still on the disk"
-                                     : "no longer on the disk (rewritten since): dropped at the next write");
-        }
-}
-
-/* The lines on one device: what it is and what was read of it, or what is wrong with it. */
-static void text_device(FILE *f, const struct status *s, const struct device_report *dev)
-{
-        char problem[512];
-
-        if (dev->origin == ORIGIN_MOUNT)
-                fprintf(f, "Device %s (%s of %s", device_report_name(dev), dev->mount_dir,
-                        s->evidence->mounts_from ? s->evidence->mounts_from : "fstab");
-        else
-                fprintf(f, "Device %s (%s", device_report_name(dev), origin_to_text(dev->origin));
-        if (dev->path && strcmp(dev->spec, dev->path) != 0)
-                fprintf(f, " %s", dev->spec);
-        fputs("): ", f);
-        if (!dev->have_sb) {
-                fprintf(f, "%s\n", device_problem(dev, problem, sizeof(problem)));
-                return;
-        }
-        fprintf(f, "%s, UUID %s", dev->sb.type, dev->sb.uuid);
-        if (dev->sb.label[0]) {
-                fputs(", label \"", f);
-                print_printable(f, dev->sb.label);
-                fputc('"', f);
-        }
-        if (dev->sb.needs_recovery)
-                fputs(", journal needs recovery (mounted, or not cleanly unmounted)", f);
-        if (dev->read_only)
-                fputs(", never written at boot (read-only)", f);
-        if (device_notes(dev, problem, sizeof(problem))[0])
-                fprintf(f, "; %s", problem);
-        fputc('\n', f);
-        if (dev->mount_dir && strcmp(dev->mount_dir, "/") == 0 && s->evidence->deployment)
-                fprintf(f, "  OSTree deployment %s: / on this filesystem\n", s->evidence->deployment);
-        text_journal(f, dev);
-        text_stamps(f, dev);
-        text_record(f, s, dev);
-}
-
-/* The table of candidate times, after a blank line; nothing when there is none. */
-static void text_candidates(FILE *f, const struct status *s)
-{
-        const struct evidence *ev = s->evidence;
-        int wdev = (int)strlen("DEVICE"), wsrc = (int)strlen("SOURCE");
-        char a[ISO_TIME_MAX];
-
-        if (ev->n_candidates == 0)
-                return;
-        for (size_t i = 0; i < ev->n_candidates; i++) {
-                int n = (int)strlen(ev->candidates[i].device);
-                wdev = n > wdev ? n : wdev;
-                n = (int)strlen(ev->candidates[i].source);
-                wsrc = n > wsrc ? n : wsrc;
-        }
-        fprintf(f, "\n%-*s  %-*s  %-20s  %s\n", wdev, "DEVICE", wsrc, "SOURCE", "TIME (UTC)", "VERDICT");
-        for (size_t i = 0; i < ev->n_candidates; i++) {
-                const struct candidate *c = ev->candidates + i;
-                fprintf(f, "%-*s  %-*s  %-20s  %s%s\n", wdev, c->device, wsrc, c->source,
-                        format_disk_time(a, c->time), verdict_to_text(candidate_verdict(s->policy, c)),
-                        s->decision->winner == c ? " (estimate)" : "");
-        }
-}
-
-void report_text(FILE *f, const struct status *s)
-{
-        const struct decision *d = s->decision;
-        const struct evidence *ev = s->evidence;
-        char a[ISO_TIME_MAX], b[ISO_TIME_MAX], m[SECONDS_MAX], delta[DURATION_MAX];
-
-        if (ev->n_devices == 0)
-                fputs("No root filesystem found (give --device PATH, or root= on the kernel command line).\n",
-                        f);
-        for (size_t i = 0; i < ev->n_devices; i++)
-                text_device(f, s, ev->devices + i);
-        if (evidence_read_only(ev))
-                fputs("Note: every filesystem read is never written at boot: after a power cut the clock can be "
-                      "no better than the image's time, however long the board ran. A writable local ext4 "
-                      "filesystem in /etc/fstab (a /data, or a /var of its own) would carry the time "
-                      "forward.\n",
-                        f);
-        text_candidates(f, s);
-
-        fprintf(f, "\nClock now:  %s (%s)\n", format_iso(a, s->now),
-                s->ntp_synchronized < 0           ? "NTP state unknown"
-                        : s->ntp_synchronized > 0 ? "synchronized by NTP"
-                                                  : "not synchronized by NTP");
-        fprintf(f, "Floor:      %s (%s)\n", format_iso(a, s->policy->floor), s->floor_origin);
-        fprintf(f, "Not after:  %s\n", format_iso(a, s->policy->not_after));
-        if (d->action == ACTION_UNAVAILABLE) {
-                fputs("Estimate:   none: no device gave a usable time\n", f);
-                fputs("Action:     unavailable: clockfix would change nothing\n", f);
-                return;
-        }
-        if (d->winner)
-                fprintf(f, "Estimate:   %s from %s of %s\n", format_iso(a, d->estimate), d->winner->source,
-                        d->winner->device);
-        else
-                fprintf(f, "Estimate:   %s from the floor (no disk time is later)\n",
-                        format_iso(a, d->estimate));
-        if (d->target - d->estimate < s->policy->margin)
-                fprintf(f, "Target:     %s (not-after: the estimate + margin %s s would be later)\n",
-                        format_iso(b, d->target), format_seconds(m, s->policy->margin));
-        else
-                fprintf(f, "Target:     %s (estimate + margin %s s)\n", format_iso(b, d->target),
-                        format_seconds(m, s->policy->margin));
-        if (d->action == ACTION_NONE && d->clock_synchronized)
-                fputs("Action:     none: the clock is synchronized by NTP, which knows better than any disk\n",
-                        f);
-        else if (d->action == ACTION_NONE)
-                fputs("Action:     none: the clock is already at or past the target\n", f);
-        else if (d->clock_implausible)
-                fprintf(f,
-                        "Action:     set: the clock is after not-after, so `clockfix set` would move it back (%s)\n",
-                        format_duration(delta, s->now, d->target));
-        else
-                fprintf(f, "Action:     set: `clockfix set` would move the clock forward (%s)\n",
-                        format_duration(delta, s->now, d->target));
 }

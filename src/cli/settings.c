@@ -30,6 +30,7 @@ static const char *const setting_names[_SETTING_MAX] = {
         [SETTING_STAY] = "stay",
         [SETTING_STATE_DIR] = "state-dir",
         [SETTING_FSTAB] = "fstab",
+        [SETTING_FLOOR_FALLBACK] = "floor-fallback",
 };
 
 const char *setting_name(enum setting s)
@@ -207,7 +208,7 @@ static int setting_time(struct settings *o, enum setting s, const char *value, c
         return 0;
 }
 
-/* stamps, stay: yes or no. */
+/* stamps, stay, floor-fallback: yes or no. */
 static int setting_boolean(struct settings *o, enum setting s, const char *value, const char **ret_reason)
 {
         bool b;
@@ -218,6 +219,8 @@ static int setting_boolean(struct settings *o, enum setting s, const char *value
         }
         if (s == SETTING_STAMPS)
                 o->no_stamps = !b;
+        else if (s == SETTING_FLOOR_FALLBACK)
+                o->no_floor_fallback = !b;
         else
                 o->stay = b;
         return 0;
@@ -283,6 +286,7 @@ int setting_parse(struct settings *o, enum setting s, const char *value, const c
                 return 0;
         case SETTING_STAMPS:
         case SETTING_STAY:
+        case SETTING_FLOOR_FALLBACK:
                 return setting_boolean(o, s, value, ret_reason);
         case SETTING_NTP_UNIT:
                 return setting_ntp_unit(o, value, ret_reason, ret_hint);
@@ -488,6 +492,7 @@ static int make_policy(
         struct policy p = {
                 .floor = o->have_not_before ? o->not_before : (usec_t)CLOCKFIX_BUILD_EPOCH * USEC_PER_SEC,
                 .margin = o->margin,
+                .floor_fallback = !o->no_floor_fallback,
         };
         char a[ISO_TIME_MAX], b[ISO_TIME_MAX], from_a[PATH_MAX + 32], from_b[PATH_MAX + 32], m[SECONDS_MAX];
 

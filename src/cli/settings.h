@@ -40,6 +40,7 @@ enum setting {
         SETTING_STAY,
         SETTING_STATE_DIR,
         SETTING_FSTAB,
+        SETTING_FLOOR_FALLBACK,
         _SETTING_MAX,
 };
 
@@ -68,11 +69,13 @@ struct settings {
         usec_t not_before, not_after, now;
         bool have_not_before, have_not_after, have_now;
         bool no_stamps;
-        char *ntp_unit;       /* daemon: the unit to start once the network is up (owned), or NULL */
-        usec_t save_interval; /* daemon: 0: never refresh the stamp file */
-        usec_t timeout;       /* daemon: how long to wait for NTP; 0: no limit */
-        bool stay;            /* daemon: keep the stamp fresh after NTP synchronised */
-        char *state_dir;      /* the record's directory on the running system (owned); NULL: the default */
+        bool no_floor_fallback; /* with no usable time on the disks, a clock before the floor is left there
+                                 */
+        char *ntp_unit;         /* daemon: the unit to start once the network is up (owned), or NULL */
+        usec_t save_interval;   /* daemon: 0: never refresh the stamp file */
+        usec_t timeout;         /* daemon: how long to wait for NTP; 0: no limit */
+        bool stay;              /* daemon: keep the stamp fresh after NTP synchronised */
+        char *state_dir;        /* the record's directory on the running system (owned); NULL: the default */
         /* The table of the filesystems mounted at boot, on the running system (owned); NULL: the root's own
          */
         char *fstab;

@@ -55,8 +55,18 @@ int decide(const struct policy *p, usec_t now, bool synchronized, const struct c
         }
 
         if (!evidence) {
+                /*
+                 * Nothing on the disks says what time it is, but this binary exists: the real time
+                 * is no earlier than the floor. A clock before it (1970, a reset RTC's 2000) is
+                 * set there, as systemd does with its own build time: else the first read-write
+                 * mount, and every log line, carry 1970.
+                 */
+                bool floor = p->floor_fallback && !synchronized && now < p->floor;
+
                 *ret = (struct decision){
-                        .action = ACTION_UNAVAILABLE,
+                        .action = floor ? ACTION_SET : ACTION_UNAVAILABLE,
+                        .estimate = floor ? p->floor : 0,
+                        .target = floor ? p->floor : 0,
                         .clock_implausible = now > p->not_after,
                         .clock_synchronized = synchronized,
                 };
@@ -84,6 +94,7 @@ int decide(const struct policy *p, usec_t now, bool synchronized, const struct c
                 .estimate = estimate,
                 .target = target,
                 .winner = winner,
+                .evidence = true,
                 .clock_implausible = implausible,
                 .clock_synchronized = synchronized,
         };

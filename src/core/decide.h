@@ -42,10 +42,16 @@ struct policy {
                 };
         };
         usec_t margin; /* added to the estimate: the disk was written a moment before power went */
+        /*
+         * With no usable time on any disk, a clock before the floor is set to the floor, the
+         * earliest it can be (else it is left as it is: floor-fallback = no).
+         */
+        bool floor_fallback;
 };
 
 enum action {
-        ACTION_UNAVAILABLE, /* no usable evidence: change nothing */
+        ACTION_UNAVAILABLE, /* no usable evidence, and the clock not before the floor (or no fallback):
+                               change nothing */
         ACTION_NONE,        /* the clock is already at or past the target */
         ACTION_SET,         /* set the clock to the target */
         _ACTION_MAX,
@@ -56,8 +62,13 @@ struct decision {
         usec_t estimate;                /* 0 when unavailable */
         usec_t target;                  /* estimate + margin, at most not_after; 0 when unavailable */
         const struct candidate *winner; /* NULL when the floor wins (or unavailable) */
-        bool clock_implausible;         /* now is after not_after, so set may move the clock back */
-        bool clock_synchronized;        /* NTP synchronised the clock: it is left alone */
+        /*
+         * A readable disk gave a usable time, or times older than the floor. Without it, the
+         * action is set (to the floor: floor_fallback, the clock before it) or unavailable.
+         */
+        bool evidence;
+        bool clock_implausible;  /* now is after not_after, so set may move the clock back */
+        bool clock_synchronized; /* NTP synchronised the clock: it is left alone */
 };
 
 /* Default window: not_after = floor + 30 years (of 365.25 days). */
@@ -80,8 +91,9 @@ enum verdict candidate_verdict(const struct policy *p, const struct candidate *c
  *   target = estimate + margin, or not_after when that is earlier: never a time after not_after;
  *   set when now < target, or when now itself is after not_after; none otherwise,
  *   and none whenever the clock is synchronised: NTP knows better than any disk.
- * With no candidate that is plausible or before the floor, the action is unavailable:
- * without evidence from a readable disk clockfix changes nothing, not even to the floor.
+ * With no candidate that is plausible or before the floor (no evidence), a clock before the
+ * floor is set to the floor itself, no margin added (with p->floor_fallback, and unless NTP keeps
+ * the clock); otherwise the action is unavailable: nothing is changed.
  * Returns 0 and fills *ret, or the error of policy_validate() leaving *ret untouched.
  */
 _must_check_ int decide(const struct policy *p, usec_t now, bool synchronized,

@@ -92,3 +92,11 @@ bool evidence_has_uuid(const struct evidence *ev, const char *uuid)
                         return true;
         return false;
 }
+
+int evidence_on_disk(const struct evidence *ev, const struct record_entry *e)
+{
+        /* One record serves the root and the filesystems of its fstab: any of those read counts. */
+        if (!evidence_has_uuid(ev, e->uuid))
+                return -1;
+        return candidates_hold(ev->candidates, ev->n_candidates, e->uuid, e->source, e->time);
+}

@@ -94,3 +94,9 @@ bool evidence_has_uuid(const struct evidence *ev, const char *uuid);
 const char *origin_to_text(enum origin o);
 /* "option", "cmdline", "mountinfo", "fstab" */
 const char *origin_to_string(enum origin o);
+
+/*
+ * Whether the record's entry e is still among the times read: 1, 0, or -1 when it is of a
+ * filesystem that was not read (one record serves the root and the filesystems of its fstab).
+ */
+int evidence_on_disk(const struct evidence *ev, const struct record_entry *e);

@@ -3,15 +3,23 @@
 # Bad input: no crash, one line naming the device and the problem, exit status 3 (no usable
 # source), the image byte-identical afterwards (cf fingerprints it), the clock untouched: `set`
 # runs for real only as a user the kernel will not let set the clock, and must fail with 3, not
-# 4, because it never got as far as trying.
+# 4, because it never got as far as trying: the real clock is past the floor. With no usable time
+# and a clock before the floor (--now 2000-01-01), the floor is the last resort: the decision is
+# the floor itself (status, --json), which set --dry-run says it would set, with exit status 3
+# all the same; --no-floor-fallback leaves it as before, unavailable. And set as that user with a
+# floor ahead of the real clock tries to set it, and fails with 4.
 . "$SRCDIR/tests/lib/lib.sh"
 
 W="--not-before 2026-01-01"
+FLOOR=1767225600 # 2026-01-01
+FLOOR_LINE="<4>clockfix: No time on the disk; the clock would be set to the floor (--not-before), 2026-01-01T00:00:00Z, the earliest it can be (moved forward from 2000-01-01T00:00:00Z, +$((FLOOR - 946684800)) s); --dry-run: not changed"
 
-# check_bad DEVICE REGEX: every command reports DEVICE with REGEX on one line and exits 3
+# check_bad DEVICE REGEX: every command reports DEVICE with REGEX on one line and exits 3; with a
+# clock before the floor, the floor is what set would set, and said so on a line of its own
 check_bad() {
         local dev=$1 want=$2 cmd
-        for cmd in "status" "status --json" "set --dry-run" "set"; do
+        for cmd in "status" "status --json" "set --dry-run" "set" "status --json --no-floor-fallback" \
+                "set --dry-run --no-floor-fallback"; do
                 if [ "$cmd" == set ]; then
                         AS_USER=1 now=
                 else
@@ -20,16 +28,27 @@ check_bad() {
                 # shellcheck disable=SC2086
                 cf $cmd --device "$dev" $W $now
                 assert_eq "$RC" 3 "$dev ($cmd): exit"
-                assert_eq "$(wc -l <<<"$ERR")" 1 "$dev ($cmd): one line on stderr: $ERR"
-                assert_match "$ERR" "^<3>clockfix: $dev: $want" "$dev ($cmd): message"
+                assert_match "$(head -n 1 <<<"$ERR")" "^<3>clockfix: $dev: $want" "$dev ($cmd): message"
+                if [ "$cmd" == "set --dry-run" ]; then
+                        assert_eq "$(wc -l <<<"$ERR")" 2 "$dev ($cmd): two lines on stderr: $ERR"
+                        assert_eq "$(tail -n 1 <<<"$ERR")" "$FLOOR_LINE" "$dev ($cmd): the floor's line"
+                else
+                        assert_eq "$(wc -l <<<"$ERR")" 1 "$dev ($cmd): one line on stderr: $ERR"
+                fi
                 case "$cmd" in
                 "status --json")
-                        assert_eq "$(jqo '[.action, .estimate, .target, .source] | map(tostring) | join(",")')" \
-                                "unavailable,null,null,null" "$dev: json"
+                        assert_eq "$(jqo '[.action, .evidence, .estimate, .target, .source] | map(tostring) | join(",")')" \
+                                "set,false,$FLOOR,$FLOOR,build" "$dev: json, the floor"
                         assert_eq "$(jqo '.devices[0].device')" "$dev" "$dev: json device"
                         ;;
+                "status --json --no-floor-fallback")
+                        assert_eq "$(jqo '[.action, .evidence, .estimate, .target, .source] | map(tostring) | join(",")')" \
+                                "unavailable,false,null,null,null" "$dev: json, no fallback"
+                        ;;
                 "status")
-                        assert_match "$OUT" "Action: +unavailable" "$dev: table"
+                        assert_match "$OUT" "Estimate: +2026-01-01T00:00:00Z, the floor \(--not-before\): no device gave a usable time" \
+                                "$dev: table, the estimate"
+                        assert_match "$OUT" "Action: +set: .clockfix set. would move the clock forward to the floor" "$dev: table"
                         ;;
                 esac
         done
@@ -55,6 +74,14 @@ check_bad "$TMP/random.img" "no ext2/3/4 filesystem found"
 
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
 check_bad "$TMP/vfat.img" "holds vfat, not ext2/3/4: skipped"
+# A floor ahead of the real clock and no usable time: set tries to set the clock to the floor, and
+# as a user who may not, fails with 4, saying so; the clock untouched.
+for dev in "$TMP/vfat.img" "$TMP/missing.img"; do
+        AS_USER=1 cf set --device "$dev" --not-before 2099-01-01
+        assert_eq "$RC" 4 "$dev, the floor ahead of the clock: exit"
+        assert_match "$(tail -n 1 <<<"$ERR")" "^<3>clockfix: Cannot set the clock to the floor \(--not-before\), 2099-01-01T00:00:00Z: permission denied \(needs CAP_SYS_TIME: run as root\); clock left at 20[0-9-]*T" \
+                "$dev, the floor ahead of the clock: message"
+done
 head -c 8M /dev/zero >"$TMP/swap.img"
 mkswap -q "$TMP/swap.img"
 check_bad "$TMP/swap.img" "holds swap, not ext2/3/4: skipped"

@@ -78,7 +78,8 @@ build=$("$CLOCKFIX" --version | sed -n 's/.*(built \(.*\))$/\1/p')
 assert_eq "$(jqo .floor)" "$(date -u -d "$build" +%s)" "build floor: the time --version shows"
 assert_eq "$(jqo .not_after)" $(($(jqo .floor) + 10957 * 86400)) "default not-after: floor + 30 years"
 
-# --not-after below a time makes it implausible; below all of them, unavailable (exit 3).
+# --not-after below a time makes it implausible; below all of them, no usable time (exit 3): the
+# clock, before the floor, set to the floor; unavailable with --no-floor-fallback.
 cf status --json $W --not-after 2027-01-15T08:05:00Z --now 2000-01-01
 assert_eq "$(jqo '[.source, .estimate] | @tsv')" "$(printf 'superblock:last_mount\t1800000300')" "not-after: next best"
 assert_eq "$(jqo '.sources[] | select(.source == "superblock:last_write") | .verdict')" after_not_after "not-after: verdict"
@@ -87,7 +88,20 @@ assert_eq "$RC" 0 "not-after: exit"
 assert_match "$ERR" "<4>clockfix: $img: superblock:last_write 2027-01-15T08:10:00Z is after not-after 2027-01-15T08:05:00Z, ignored" "not-after: warning"
 cf set --dry-run $W --not-after 2026-06-01 --now 2000-01-01
 assert_eq "$RC" 3 "all after not-after: exit"
-assert_eq "$ERR" "<3>clockfix: $img: all its times are after not-after 2026-06-01T00:00:00Z: corrupt or crafted filesystem? (or raise --not-after): not used" "all after not-after: the one line"
+assert_eq "$ERR" "<3>clockfix: $img: all its times are after not-after 2026-06-01T00:00:00Z: corrupt or crafted filesystem? (or raise --not-after): not used
+<4>clockfix: No time on the disk; the clock would be set to the floor (--not-before), 2026-01-01T00:00:00Z, the earliest it can be (moved forward from 2000-01-01T00:00:00Z, +$((1767225600 - 946684800)) s); --dry-run: not changed" \
+        "all after not-after: the device's line, and the floor's"
+cf status --json $W --not-after 2026-06-01 --now 2000-01-01
+assert_eq "$RC" 3 "all after not-after: status exit"
+assert_eq "$(jqo '[.action, .evidence, .source, .estimate, .target] | map(tostring) | join(",")')" \
+        "set,false,build,1767225600,1767225600" "all after not-after: json, the floor"
+cf set --dry-run $W --not-after 2026-06-01 --now 2000-01-01 --no-floor-fallback
+assert_eq "$RC" 3 "all after not-after, no fallback: exit"
+assert_eq "$ERR" "<3>clockfix: $img: all its times are after not-after 2026-06-01T00:00:00Z: corrupt or crafted filesystem? (or raise --not-after): not used" \
+        "all after not-after, no fallback: the one line"
+cf status --json $W --not-after 2026-06-01 --now 2000-01-01 --no-floor-fallback
+assert_eq "$(jqo '[.action, .evidence, .source, .estimate, .target] | map(tostring) | join(",")')" \
+        "unavailable,false,null,null,null" "all after not-after, no fallback: json"
 
 # Several devices: the newest time of any wins; an unreadable one is a warning, not an error.
 newer=$TMP/newer.img

@@ -63,6 +63,14 @@ chmod 600 "$img"
 AS_USER=1 cf status --device "$img" --not-before 2026-01-01
 assert_eq "$RC" 3 "unreadable: exit"
 assert_eq "$ERR" "<3>clockfix: $img: permission denied (run as root, or give this user read access to it)" "unreadable: message"
+# No usable time, a clock before the floor: set would set it to the floor, and says so.
+AS_USER=1 cf set --dry-run --device "$img" --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$RC" 3 "unreadable, set --dry-run in 2000: exit"
+assert_eq "$(tail -n 1 <<<"$ERR")" "<4>clockfix: No time on the disk; the clock would be set to the floor (--not-before), 2026-01-01T00:00:00Z, the earliest it can be (moved forward from 2000-01-01T00:00:00Z, +820540800 s); --dry-run: not changed" \
+        "unreadable, set --dry-run in 2000: the floor"
+AS_USER=1 cf status --json --device "$img" --not-before 2026-01-01 --now 2000-01-01
+assert_eq "$(jqo '[.action, .evidence, .target, .source] | map(tostring) | join(",")')" "set,false,1767225600,build" \
+        "unreadable, status in 2000: the floor"
 
 # Root refused too (a sandbox, a container's device policy; here root without the capabilities that
 # override file modes, on an image of another user): the message does not tell root to be root.

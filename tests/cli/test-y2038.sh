@@ -60,12 +60,15 @@ assert_match "$ERR" "2039-07-01T00:00:00Z is already at or past" "--now 2039-07-
 
 ############################################################################
 # A disk written in 2100: past the default not-after (the floor + 30 years) it is reported and
-# not used, and the clock is left alone; with a later not-after, it decides.
+# not used: no usable time, the clock of 2000 set to the floor (and, --no-floor-fallback, left
+# alone); with a later not-after, it decides.
 mkimg "$TMP/2100.img" "$T2100" 8M -t ext4
 cf status --json --device "$TMP/2100.img" --now 2000-01-01 "${POLICY[@]}"
 assert_eq "$(src superblock:last_write '"\(.time) \(.verdict)"')" "$T2100 after_not_after" "2100 disk: reported, not used"
-assert_eq "$(jqo '"\(.action) \(.estimate)"')" "unavailable null" "2100 disk: nothing usable"
+assert_eq "$(jqo '"\(.action) \(.evidence) \(.estimate)"')" "set false $(jqo .floor)" "2100 disk: nothing usable, the floor"
 assert_match "$ERR" "all its times are after not-after 2056-01-01T00:00:00Z" "2100 disk: said why"
+cf status --json --device "$TMP/2100.img" --now 2000-01-01 --no-floor-fallback "${POLICY[@]}"
+assert_eq "$(jqo '"\(.action) \(.estimate)"')" "unavailable null" "2100 disk: nothing usable, no fallback"
 cf status --json --device "$TMP/2100.img" --now 2000-01-01 --not-after 2200-01-01 "${POLICY[@]}"
 assert_eq "$(jqo '"\(.estimate) \(.target) \(.action)"')" "$T2100 $((T2100 + 1)) set" "2100 disk, not-after 2200"
 cf set --dry-run --device "$TMP/2100.img" --now 2000-01-01 --not-after 2200-01-01 "${POLICY[@]}"

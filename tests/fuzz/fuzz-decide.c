@@ -4,7 +4,8 @@
  * input's bytes), against the rules of docs/design.md §3: the clock only moves
  * forward unless it is itself implausible, the estimate is never before the
  * floor nor after not-after, nor is the target, no margin overflows, nothing is set without
- * evidence or while NTP keeps the clock.
+ * evidence (but a clock before the floor, to the floor, with floor_fallback) or while NTP keeps
+ * the clock.
  */
 
 #include <string.h>
@@ -34,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bool synchronized = size % 2;
         size_t n = 0;
 
+        p.floor_fallback = size % 4 >= 2;
         p.floor = take(&data, &size);
         p.not_after = take(&data, &size);
         p.margin = take(&data, &size) % (3600 * USEC_PER_SEC);
@@ -48,7 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 return 0;
         }
         if (d.action == ACTION_UNAVAILABLE) {
-                FUZZ_CHECK(d.estimate == 0 && d.target == 0 && !d.winner);
+                FUZZ_CHECK(d.estimate == 0 && d.target == 0 && !d.winner && !d.evidence);
+                return 0;
+        }
+        if (!d.evidence) {
+                /* No evidence: only the floor, from before it, when asked to, NTP not keeping the clock. */
+                FUZZ_CHECK(d.action == ACTION_SET && p.floor_fallback && !synchronized && now < p.floor);
+                FUZZ_CHECK(d.estimate == p.floor && d.target == p.floor && !d.winner);
                 return 0;
         }
         FUZZ_CHECK(d.estimate >= p.floor && d.estimate <= p.not_after);

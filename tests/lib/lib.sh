@@ -110,7 +110,8 @@ sb_time() {
 
 # json_contract WHAT ARGS...: when ARGS hold --json and OUT is not empty, OUT must be one JSON
 # object whose every number is an integer within +-2^53, the most JSON readers take exactly
-# (docs/design.md §8); a value beyond that is null. Every readable device says whether its
+# (docs/design.md §8); a value beyond that is null. Without evidence, the action is unavailable, or
+# set to the floor itself from the build. Every readable device says whether its
 # stamp files were skipped ("stamps_skipped": why, or null), and has "files" only when they were
 # looked up; a file is never found with an error.
 json_contract() {
@@ -127,6 +128,13 @@ json_contract() {
                         or ((.stamps_skipped != null) == has("files"))
                         or ([.files[]? | select(.found and .error != null)] | length > 0)) | .device]' <<<"$OUT")
                 [ "$bad" == "[]" ] || fail "$what: stamp files neither skipped nor listed, both, or found with an error: $bad"
+                # No evidence: nothing, or the clock set to the floor itself, from the build.
+                jq -e '(.evidence | type) == "boolean" and
+                        (.action != "unavailable" or (.evidence | not)) and
+                        (.evidence or .action == "unavailable" or
+                                (.action == "set" and .source == "build" and .estimate == .floor and .target == .floor))' \
+                        <<<"$OUT" >/dev/null || fail "$what: evidence, action and the floor do not agree: $(jq -c \
+                        '{action, evidence, source, estimate, target, floor}' <<<"$OUT")"
                 return 0
         done
 }

@@ -34,6 +34,7 @@ struct row {
         int winner; /* index into c, FLOOR_WINS or NONE */
         bool implausible;
         bool synchronized; /* input: NTP keeps the clock (last, so most rows leave it false) */
+        bool floor_only;   /* set to the floor with no evidence (floor_fallback) */
 };
 
 /*
@@ -43,6 +44,8 @@ struct row {
 /* (clang-format 14 and 19 lay a braced macro out each its own way: left as written) */
 // clang-format off
 #define P { .floor = S(T2026), .not_after = S(T2056), .margin = S(1) }
+/* The same with the floor as the last resort, as the settings make it by default. */
+#define PF { .floor = S(T2026), .not_after = S(T2056), .margin = S(1), .floor_fallback = true }
 // clang-format on
 
 static const struct row rows[] = {
@@ -167,6 +170,93 @@ static const struct row rows[] = {
                 .action = ACTION_UNAVAILABLE,
                 .winner = NONE,
                 .synchronized = true },
+        /* The floor as the last resort: no evidence, a clock before the floor is set to it. */
+        { .name = "no evidence, the clock in 2000: set to the floor itself, no margin",
+                .policy = PF,
+                .now = S(T2000),
+                .action = ACTION_SET,
+                .estimate = S(T2026),
+                .target = S(T2026),
+                .winner = NONE,
+                .floor_only = true },
+        { .name = "no evidence, the clock at 1970: the floor",
+                .policy = PF,
+                .now = 0,
+                .action = ACTION_SET,
+                .estimate = S(T2026),
+                .target = S(T2026),
+                .winner = NONE,
+                .floor_only = true },
+        { .name = "only times after not-after, the clock in 2000: the floor",
+                .policy = PF,
+                .now = S(T2000),
+                .c = { { "d", "a", S(T2151) } },
+                .n = 1,
+                .action = ACTION_SET,
+                .estimate = S(T2026),
+                .target = S(T2026),
+                .winner = NONE,
+                .floor_only = true },
+        { .name = "only values in the future at the last sync, the clock in 2000: the floor",
+                .policy = PF,
+                .now = S(T2000),
+                .c = { { "d", "a", S(T2040), "u", true } },
+                .n = 1,
+                .action = ACTION_SET,
+                .estimate = S(T2026),
+                .target = S(T2026),
+                .winner = NONE,
+                .floor_only = true },
+        { .name = "no evidence, the clock one microsecond before the floor: set",
+                .policy = PF,
+                .now = S(T2026) - 1,
+                .action = ACTION_SET,
+                .estimate = S(T2026),
+                .target = S(T2026),
+                .winner = NONE,
+                .floor_only = true },
+        { .name = "no evidence, the clock at the floor: left alone",
+                .policy = PF,
+                .now = S(T2026),
+                .action = ACTION_UNAVAILABLE,
+                .winner = NONE },
+        { .name = "no evidence, the clock past the floor: left alone",
+                .policy = PF,
+                .now = S(T2030),
+                .action = ACTION_UNAVAILABLE,
+                .winner = NONE },
+        { .name = "no evidence, the clock in 2151: left alone (the floor is for a clock before it)",
+                .policy = PF,
+                .now = S(T2151),
+                .c = { { "d", "a", S(T2200) } },
+                .n = 1,
+                .action = ACTION_UNAVAILABLE,
+                .winner = NONE,
+                .implausible = true },
+        { .name = "no evidence, the clock in 2000 but synchronised by NTP: left alone",
+                .policy = PF,
+                .now = S(T2000),
+                .action = ACTION_UNAVAILABLE,
+                .winner = NONE,
+                .synchronized = true },
+        { .name = "evidence wins over the fallback: the floor with its margin",
+                .policy = PF,
+                .now = S(T2000),
+                .c = { { "d", "a", S(T2000 + 5) } },
+                .n = 1,
+                .action = ACTION_SET,
+                .estimate = S(T2026),
+                .target = S(T2026 + 1),
+                .winner = FLOOR_WINS },
+        { .name = "evidence wins over the fallback: a disk time",
+                .policy = PF,
+                .now = S(T2000),
+                .c = { { "d", "a", S(T2030) } },
+                .n = 1,
+                .action = ACTION_SET,
+                .estimate = S(T2030),
+                .target = S(T2030 + 1),
+                .winner = 0 },
 };
 
 static void test_rows(void)
@@ -201,6 +291,12 @@ static void test_rows(void)
                         check(d.target <= t->policy.not_after);
                 if (t->synchronized)
                         check(d.action != ACTION_SET);
+                /* Evidence, unless the floor alone set the clock or nothing was decided. */
+                check_int(d.evidence, d.action != ACTION_UNAVAILABLE && !t->floor_only);
+                /* Without evidence, never set unless to the floor, from before it, when asked to. */
+                if (!d.evidence && d.action == ACTION_SET)
+                        check(t->policy.floor_fallback && t->now < t->policy.floor &&
+                                d.target == t->policy.floor);
         }
 }
 

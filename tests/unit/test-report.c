@@ -105,7 +105,8 @@ static void test_json(void)
 
         check_str(buf,
                 "{\"now\":946684800,\"estimate\":1800000000,\"source\":\"superblock:last_write\","
-                "\"device\":\"/dev/vda\",\"target\":1800000001,\"action\":\"set\",\"clock_implausible\":false,"
+                "\"device\":\"/dev/vda\",\"target\":1800000001,\"action\":\"set\",\"evidence\":true,"
+                "\"clock_implausible\":false,"
                 "\"clock_synchronized\":false,"
                 "\"floor\":1700000000,\"floor_source\":\"build time\",\"not_after\":2700000000,"
                 "\"margin_usec\":1000000,\"ntp_synchronized\":false,\"mounts_from\":null,\"deployment\":null,\"read_only\":false,"
@@ -127,7 +128,24 @@ static void test_json(void)
         buf = render(report_json, &s);
         check(strstr(buf,
                       "\"estimate\":null,\"source\":null,\"device\":null,\"target\":null,"
-                      "\"action\":\"unavailable\"") != NULL);
+                      "\"action\":\"unavailable\",\"evidence\":false") != NULL);
+        free(buf);
+
+        /* No evidence, the clock before the floor, the floor the last resort: set to the floor, from the
+         * build. */
+        p.floor_fallback = true;
+        check_int(decide(&p, 0, false, c, 0, &d), 0);
+        buf = render(report_json, &s);
+        check(strstr(buf,
+                      "\"estimate\":1700000000,\"source\":\"build\",\"device\":null,\"target\":1700000000,"
+                      "\"action\":\"set\",\"evidence\":false") != NULL);
+        free(buf);
+        buf = render(report_text, &s);
+        check(strstr(buf,
+                      "Estimate:   2023-11-14T22:13:20Z, the floor (build time): no device gave a usable time\n") !=
+                NULL);
+        check(strstr(buf, "Action:     set: `clockfix set` would move the clock forward to the floor") !=
+                NULL);
         free(buf);
 }
 

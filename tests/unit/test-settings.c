@@ -210,6 +210,8 @@ static void test_ranges(void)
                 { SETTING_STATE_DIR, "var/lib/clockfix", -EINVAL },
                 { SETTING_FSTAB, "/etc/clockfix/fstab", 0 },
                 { SETTING_DEVICE, "", -EINVAL },
+                { SETTING_FLOOR_FALLBACK, "no", 0 },
+                { SETTING_FLOOR_FALLBACK, "sometimes", -EINVAL },
         };
 
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -265,6 +267,28 @@ static void test_conflicts(void)
         check_int(load(&o, &p, "", "", "--not-after", "2020-01-01", NULL), -EINVAL);
 }
 
+/* The floor as the last resort: on unless an option, the kernel (--boot) or the file says no. */
+static void test_floor_fallback(void)
+{
+        struct settings o;
+        struct policy p;
+
+        check_int(load(&o, &p, "", "", NULL), 0);
+        check(p.floor_fallback);
+        settings_done(&o);
+        check_int(load(&o, &p, "", "", "--no-floor-fallback", NULL), 0);
+        check(!p.floor_fallback);
+        check_int(o.origin[SETTING_FLOOR_FALLBACK], FROM_OPTION);
+        settings_done(&o);
+        check_int(load(&o, &p, "floor-fallback = no\n", "", NULL), 0);
+        check(!p.floor_fallback);
+        settings_done(&o);
+        check_int(load(&o, &p, "floor-fallback = no\n", "clockfix.floor_fallback=yes", "--boot", NULL), 0);
+        check(p.floor_fallback);
+        check_str(origin(&o, SETTING_FLOOR_FALLBACK), "clockfix.floor_fallback=");
+        settings_done(&o);
+}
+
 /* clockfix=0 on the kernel command line turns clockfix off, with --boot. */
 static void test_turned_off(void)
 {
@@ -311,6 +335,7 @@ int main(void)
         test_bad_values_ignored();
         test_ranges();
         test_conflicts();
+        test_floor_fallback();
         test_turned_off();
         test_config_file();
         test_dir_remove();

@@ -101,12 +101,17 @@ arm_boot late "$TMP/late.img"
 check_set late "$late"
 
 ############################################################################
-# 3. A disk that is not ext2/3/4: the boot goes on within the hook's --wait, the clock untouched.
+# 3. A disk that is not ext2/3/4: the boot goes on within the hook's --wait; no usable time, the
+# clock of 2000 set to the floor, clockfix's build time (exit status 3 all the same).
+floor=$(date -u -d "$("$CLOCKFIX_STATIC" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
 arm_boot vfat "$TMP/vfat.img"
 assert_eq "$(marker rc)" 3 "vfat: clockfix's exit status (no usable time)"
-vm_rtc_clock vfat "the clock after clockfix" "$(marker after)" "$rtc2000"
-echo "vfat: $BOOT_MS ms; clock left at $(marker after) ($(iso "$(marker after)"))"
+vm_rtc_clock vfat "the clock before clockfix" "$(marker before)" "$rtc2000"
+vm_rtc_clock vfat "the clock after clockfix (the floor, and the boot since)" "$(marker after)" "$floor"
+assert_match "$CONSOLE" "No time on the disk; the clock set to clockfix's build time, $(iso "$floor"), the earliest it can be" \
+        "vfat: said so"
+echo "vfat: $BOOT_MS ms; clock set to the floor: $(iso "$(marker before)") -> $(iso "$(marker after)")"
 
 ############################################################################
 # 4. The daemon in 2039 on the 2039 disk: timesyncd's signal, then the kernel's and the stamp.

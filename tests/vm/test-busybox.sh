@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The static clockfix in an initramfs of busybox and nothing else, booted by QEMU: with the RTC at
 # 2000-01-01, without any RTC (1970), with a clock already ahead, and with root disks that are not
-# ext4 or are zeros, which must not hold the boot up. Then busybox's init running the init script
+# ext4 or are zeros, which must not hold the boot up: no usable time, the clock of 2000 (or 1970)
+# set to the floor, clockfix's build time (and left in 2000 with clockfix.floor_fallback=0).
+# Then busybox's init running the init script
 # (sysvinit/clockfix) as a Buildroot system does: S01clockfix started by rcS, stopped by rcK.
 . "$SRCDIR/tests/lib/lib.sh"
 . "$SRCDIR/tests/vm/lib.sh"
@@ -48,16 +50,33 @@ echo "ahead: $BOOT_MS ms; clock $(marker before) -> $(marker after)"
 vm_boot off "$TMP/initrd.gz" "$TMP/root.img" "root=/dev/vda clockfix=0" -rtc base=2000-01-01T00:00:00,clock=vm
 vm_rtc_clock off "clockfix=0: the clock after clockfix" "$(marker after)" "$rtc2000"
 
-# Root disks that cannot help: the boot goes on within the --wait of the hook.
+# Root disks that cannot help: the boot goes on within the --wait of the hook, the clock set to the
+# floor, clockfix's build time: no time on the disk, but the real time is no earlier than this
+# binary (exit status 3 all the same: no usable time).
+floor=$(date -u -d "$("$CLOCKFIX_STATIC" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
+floor_iso=$(date -u -d "@$floor" +%Y-%m-%dT%H:%M:%SZ)
 mkfs.vfat -C "$TMP/vfat.img" 8192 >/dev/null
 head -c 8M /dev/zero >"$TMP/zeros.img"
 for bad in vfat zeros; do
         vm_boot "$bad" "$TMP/initrd.gz" "$TMP/$bad.img" "root=/dev/vda" -rtc base=2000-01-01T00:00:00,clock=vm
         [ "$(marker done)" == 1 ] || { vm_dump "$bad"; fail "$bad: the boot did not go on"; }
         assert_eq "$(marker rc)" 3 "$bad: exit status (no usable time)"
-        vm_rtc_clock "$bad" "the clock after clockfix" "$(marker after)" "$rtc2000"
-        echo "$bad: $BOOT_MS ms, clock left at $(marker after)"
+        vm_rtc_clock "$bad" "the clock before clockfix" "$(marker before)" "$rtc2000"
+        vm_rtc_clock "$bad" "the clock after clockfix (the floor, and the boot since)" "$(marker after)" "$floor"
+        assert_match "$CONSOLE" "No time on the disk; the clock set to clockfix's build time, $floor_iso, the earliest it can be \(moved forward from 2000-" \
+                "$bad: said so"
+        echo "$bad: $BOOT_MS ms, clock set to the floor: $(marker before) -> $(marker after)"
 done
+# No RTC at all (1970), a vfat root: the floor too.
+vm_boot vfat-nortc "$TMP/initrd.gz" "$TMP/vfat.img" "root=/dev/vda" microvm
+assert_eq "$(marker rc)" 3 "vfat, no RTC: exit status"
+vm_rtc_clock vfat-nortc "the clock after clockfix (the floor)" "$(marker after)" "$floor"
+# clockfix.floor_fallback=0: as before the fallback, the clock left at the RTC's 2000.
+vm_boot vfat-nofloor "$TMP/initrd.gz" "$TMP/vfat.img" "root=/dev/vda clockfix.floor_fallback=0" \
+        -rtc base=2000-01-01T00:00:00,clock=vm
+assert_eq "$(marker rc)" 3 "vfat, floor_fallback=0: exit status"
+vm_rtc_clock vfat-nofloor "clockfix.floor_fallback=0: the clock after clockfix" "$(marker after)" "$rtc2000"
+! grep -aq "No time on the disk" <<<"$CONSOLE" || fail "vfat, floor_fallback=0: the floor set all the same"
 
 ############################################################################
 # busybox init, as Buildroot sets it up: inittab runs rcS, which starts /etc/init.d/S??* in order

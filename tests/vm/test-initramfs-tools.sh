@@ -59,5 +59,9 @@ mkfs.vfat -C "$TMP/vfat.img" 16384 >/dev/null
 vm_boot vfat "$TMP/initrd.img" "$TMP/vfat.img" "root=/dev/vda ro" -rtc base=2000-01-01T00:00:00,clock=vm
 assert_match "$CONSOLE" "clockfix: /dev/vda: holds vfat, not ext2/3/4: skipped" "vfat: clockfix's line"
 assert_match "$CONSOLE" "Failed to mount /dev/vda as root file system" "vfat: the boot went on to the mount"
+# No usable time: the clock of 2000 set to the floor, clockfix's build time, before the mount.
+floor=$(date -u -d "$("$CLOCKFIX" --version | sed -n 's/.*(built \(.*\))$/\1/p')" +%s)
+assert_match "$CONSOLE" "clockfix: No time on the disk; the clock set to clockfix's build time, $(date -u -d "@$floor" +%Y-%m-%dT%H:%M:%SZ), the earliest it can be" \
+        "vfat: the clock set to the floor"
 echo "vfat: $BOOT_MS ms; the hook let the boot go on"
 echo ok
