@@ -15,6 +15,10 @@
  *       N lines appended to FILE, each fsync()ed: N small transactions
  *   workload logger FILE N MS
  *       a logger: N lines appended to FILE, one every MS ms, each fsync()ed
+ *   workload copies DIR COPIES DIRS EVERY
+ *       directory trees copied: a tree of DIRS directories of 10 small files written with one
+ *       syncfs(), then copied COPIES times (DIR/cN, every file read and written again), a
+ *       syncfs() after every EVERY copies (0: none, the kernel's own commits: large transactions)
  *
  * Prints nothing; exits non-zero on any error.
  */
@@ -22,6 +26,7 @@
 #define _GNU_SOURCE /* syncfs */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +178,86 @@ static int lines(const char *file, long n, long ms)
         return 0;
 }
 
+/* PATH_FORMAT into buf, or exit: a path too long for it */
+__attribute__((format(printf, 3, 4))) static void path_of(char *buf, size_t size, const char *format, ...)
+{
+        va_list ap;
+        int n;
+
+        va_start(ap, format);
+        n = vsnprintf(buf, size, format, ap);
+        va_end(ap);
+        if (n < 0 || (size_t)n >= size) {
+                fprintf(stderr, "workload: a path too long\n");
+                exit(1);
+        }
+}
+
+/* cp -r SRC DST for a tree of directories of files (no deeper) */
+static void copy_tree(const char *src, const char *dst)
+{
+        static char buf[65536];
+        char from[4096], to[4096];
+
+        mkdir_p(dst);
+        for (long d = 0;; d++) {
+                path_of(from, sizeof(from), "%s/d%04ld", src, d);
+                if (access(from, F_OK) < 0)
+                        break;
+                path_of(to, sizeof(to), "%s/d%04ld", dst, d);
+                mkdir_p(to);
+                for (long f = 0;; f++) {
+                        int in, out;
+                        ssize_t n;
+
+                        path_of(from, sizeof(from), "%s/d%04ld/f%02ld", src, d, f);
+                        in = open(from, O_RDONLY | O_CLOEXEC);
+                        if (in < 0)
+                                break;
+                        path_of(to, sizeof(to), "%s/d%04ld/f%02ld", dst, d, f);
+                        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                        if (out < 0)
+                                die(to);
+                        while ((n = read(in, buf, sizeof(buf))) > 0)
+                                write_all(out, buf, (size_t)n, to);
+                        if (n < 0)
+                                die(from);
+                        close(in);
+                        close(out);
+                }
+        }
+}
+
+static int copies(const char *dir, long n, long dirs, long every)
+{
+        char src[4096], dst[4096], path[4096], line[64];
+
+        path_of(src, sizeof(src), "%s/src", dir);
+        for (long d = 0; d < dirs; d++)
+                for (long f = 0; f < 10; f++) {
+                        int fd, len = snprintf(line, sizeof(line), "file %ld of directory %ld\n", f, d);
+
+                        path_of(path, sizeof(path), "%s/d%04ld", src, d);
+                        if (f == 0)
+                                mkdir_p(path);
+                        path_of(path, sizeof(path), "%s/d%04ld/f%02ld", src, d, f);
+                        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                        if (fd < 0)
+                                die(path);
+                        write_all(fd, line, (size_t)len, path);
+                        close(fd);
+                }
+        syncfs_of(dir);
+        for (long i = 0; i < n; i++) {
+                path_of(dst, sizeof(dst), "%s/c%04ld", dir, i);
+                copy_tree(src, dst);
+                if (every > 0 && (i + 1) % every == 0)
+                        syncfs_of(dir);
+        }
+        syncfs_of(dir);
+        return 0;
+}
+
 int main(int argc, char *argv[])
 {
         if (argc == 6 && !strcmp(argv[1], "tree"))
@@ -184,8 +269,10 @@ int main(int argc, char *argv[])
                 return lines(argv[2], atol(argv[3]), 0);
         if (argc == 5 && !strcmp(argv[1], "logger"))
                 return lines(argv[2], atol(argv[3]), atol(argv[4]));
+        if (argc == 6 && !strcmp(argv[1], "copies"))
+                return copies(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
         fprintf(stderr,
                 "usage: workload tree DIR FILES BATCH SEED | bulk DIR FILES | burst FILE N | "
-                "logger FILE N MS\n");
+                "logger FILE N MS | copies DIR COPIES DIRS EVERY\n");
         return 2;
 }
