@@ -11,10 +11,10 @@ struct dlopen_symbol {
 };
 
 /* An entry of the list: the function, say blkid_evaluate_tag, into sym_blkid_evaluate_tag. */
-#define DLOPEN_SYMBOL(f)                                                                                    \
-        {                                                                                                   \
-                .name = #f, .ptr = (void **)&sym_##f                                                        \
-        }
+/* clang-format 14 and 19 lay a braced macro out differently: as written, for both. */
+/* clang-format off */
+#define DLOPEN_SYMBOL(f) { .name = #f, .ptr = (void **)&sym_##f }
+/* clang-format on */
 
 /*
  * Loads library (dlopen(), never unloaded, so that the pointers stay good) and looks up each of
