@@ -133,9 +133,9 @@ vm_debian_bootstrap() {
         # sys, perhaps the host's /dev) outlives it and rm -rf cannot reach the host through a
         # leftover mount.
         unshare -m --propagation private debootstrap --variant=minbase --include="$2" \
-                "$DEBIAN_CODENAME" "$1" "$DEBIAN_MIRROR" >"$VM_CACHE/debootstrap.log" 2>&1 || {
-                tail -n 20 "$VM_CACHE/debootstrap.log" "$1/debootstrap/debootstrap.log" >&2 || true
-                fail "debootstrap from $DEBIAN_MIRROR failed (see $VM_CACHE/debootstrap.log)"
+                "$DEBIAN_CODENAME" "$1" "$DEBIAN_MIRROR" >>"$DEBIAN_LOG" 2>&1 || {
+                tail -n 20 "$DEBIAN_LOG" "$1/debootstrap/debootstrap.log" >&2 || true
+                fail "debootstrap from $DEBIAN_MIRROR failed (see $DEBIAN_LOG)"
         }
 }
 
@@ -160,7 +160,7 @@ vm_debian_copy() {
 # - ntp: a copy of the systemd root with the NTP clients of Debian installed, none enabled, and
 #   systemd-networkd giving the guest 192.0.2.2/24 via 192.0.2.1 (vm_debian_ntp; 20 to 40 s more).
 vm_debian_root() {
-        local name=${1:-systemd} prefix recipe package work lock started ms
+        local name=${1:-systemd} prefix recipe package work lock started ms DEBIAN_LOG
         case "$name" in
         systemd) prefix=debian recipe=$DEBIAN_RECIPE package=systemd ;;
         sysvinit) prefix=debian-sysvinit recipe=$DEBIAN_SYSVINIT_RECIPE package=sysvinit-core ;;
@@ -184,6 +184,10 @@ vm_debian_root() {
         ! awk -v w="$work" '$5 == w || index($5, w "/") == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo ||
                 fail "something is mounted under $work: unmount it"
         rm -rf "$work"
+        # What debootstrap, apt and dpkg say while the root is made (the functions called below
+        # write there).
+        DEBIAN_LOG=$VM_CACHE/$prefix.log
+        : >"$DEBIAN_LOG"
         started=$(date +%s%N)
         case "$name" in
         systemd)
@@ -194,7 +198,6 @@ vm_debian_root() {
                 vm_debian_bootstrap "$work" sysvinit-core,iproute2,e2fsprogs
                 vm_debian_configure_sysvinit "$work"
                 # An NTP client as Devuan installs it: chrony, enabled by its package (update-rc.d).
-                : >"$VM_CACHE/packages.log"
                 vm_debian_download "$work" "$work/tmp/debs" chrony
                 vm_debian_dpkg "$work" "$work/tmp/debs"
                 rm -rf "$work/tmp/debs"
@@ -228,8 +231,8 @@ vm_debian_configure_sysvinit() {
         # Scripts that only cost time in emulation (about a second each, most of it spent sourcing
         # the LSB functions): the backlight, configfs, the random seed, the boot log.
         for script in brightness mount-configfs urandom bootlogs; do
-                chroot "$dir" update-rc.d -f "$script" remove >>"$VM_CACHE/debootstrap.log" 2>&1 ||
-                        fail "update-rc.d -f $script remove failed in the Debian root (see $VM_CACHE/debootstrap.log)"
+                chroot "$dir" update-rc.d -f "$script" remove >>"$DEBIAN_LOG" 2>&1 ||
+                        fail "update-rc.d -f $script remove failed in the Debian root (see $DEBIAN_LOG)"
         done
         echo clockfix-guest >"$dir/etc/hostname"
         printf '127.0.0.1 localhost\n127.0.1.1 clockfix-guest\n' >"$dir/etc/hosts"
@@ -262,8 +265,8 @@ vm_debian_openrc() {
         mkdir -p "$dir/tmp/openrc-debs"
         cp "$debs"/*.deb "$dir/tmp/openrc-debs/"
         unshare -m --propagation private chroot "$dir" /bin/sh -c \
-                'dpkg --remove --force-depends sysv-rc && dpkg -i /tmp/openrc-debs/*.deb' >"$VM_CACHE/openrc.log" 2>&1 ||
-                { tail -n 20 "$VM_CACHE/openrc.log" >&2; fail "installing openrc in place of sysv-rc failed (see $VM_CACHE/openrc.log)"; }
+                'dpkg --remove --force-depends sysv-rc && dpkg -i /tmp/openrc-debs/*.deb' >>"$DEBIAN_LOG" 2>&1 ||
+                { tail -n 20 "$DEBIAN_LOG" >&2; fail "installing openrc in place of sysv-rc failed (see $DEBIAN_LOG)"; }
         rm -rf "$dir/tmp/openrc-debs"
 }
 
@@ -275,8 +278,8 @@ vm_debian_download() {
         shift 2
         mkdir -p "$debs/partial"
         apt-get install -y -q --download-only --no-install-recommends -o Dir::State::status="$dir/var/lib/dpkg/status" \
-                -o Dir::Cache::archives="$debs" "$@" >>"$VM_CACHE/packages.log" 2>&1 ||
-                { tail -n 20 "$VM_CACHE/packages.log" >&2; fail "cannot download $* for the Debian root (see $VM_CACHE/packages.log)"; }
+                -o Dir::Cache::archives="$debs" "$@" >>"$DEBIAN_LOG" 2>&1 ||
+                { tail -n 20 "$DEBIAN_LOG" >&2; fail "cannot download $* for the Debian root (see $DEBIAN_LOG)"; }
         rm -rf "$debs/partial" "$debs/lock"
 }
 
@@ -294,8 +297,8 @@ vm_debian_dpkg() {
         # configured, installs the next.
         unshare -m --propagation private chroot "$dir" /bin/sh -c \
                 'for run in 1 2 3; do dpkg -i "$@" "'"${debs#"$dir"}"'"/*.deb && exit 0; done; exit 1' sh "$@" \
-                >>"$VM_CACHE/packages.log" 2>&1 ||
-                { tail -n 20 "$VM_CACHE/packages.log" >&2; fail "installing ${debs##*/} in the Debian root failed (see $VM_CACHE/packages.log)"; }
+                >>"$DEBIAN_LOG" 2>&1 ||
+                { tail -n 20 "$DEBIAN_LOG" >&2; fail "installing ${debs##*/} in the Debian root failed (see $DEBIAN_LOG)"; }
         rm -f "$dir/usr/sbin/policy-rc.d"
 }
 
@@ -309,7 +312,6 @@ vm_debian_dpkg() {
 # 192.0.2.2/24 with a default route via 192.0.2.1, the test's NTP server (tests/vm/ntp.sh).
 vm_debian_ntp() {
         local dir=$1 c
-        : >"$VM_CACHE/packages.log"
         # Each resolved against the root as it is: once one is in, apt sees the others' conflict.
         for c in $DEBIAN_NTP_CLIENTS; do
                 vm_debian_download "$dir" "$dir/tmp/debs/$c" "$c"
@@ -324,8 +326,8 @@ vm_debian_ntp() {
         rm -rf "$dir/tmp/debs"
         # (and ntpsec's restart on a DHCP lease, which could start it in another client's boot)
         unshare -m --propagation private chroot "$dir" systemctl disable --quiet chrony.service systemd-timesyncd.service \
-                ntpsec.service ntpsec-systemd-netif.path openntpd.service >>"$VM_CACHE/packages.log" 2>&1 ||
-                fail "cannot disable the NTP clients in the Debian root (see $VM_CACHE/packages.log)"
+                ntpsec.service ntpsec-systemd-netif.path openntpd.service >>"$DEBIAN_LOG" 2>&1 ||
+                fail "cannot disable the NTP clients in the Debian root (see $DEBIAN_LOG)"
         ! find "$dir/etc/systemd/system" -path '*.wants/*' | grep -E 'chrony|ntpsec|openntpd|timesyncd' | grep -v ntpsec-rotate-stats ||
                 fail "an NTP client is still enabled in the Debian root"
         vm_debian_ntp_server "$dir"
@@ -340,7 +342,7 @@ vm_debian_ntp() {
         printf '[Match]\nType=ether\n\n[Network]\nAddress=192.0.2.2/24\nGateway=192.0.2.1\n' \
                 >"$dir/etc/systemd/network/50-clockfix-test.network"
         unshare -m --propagation private chroot "$dir" systemctl enable --quiet systemd-networkd.service \
-                >>"$VM_CACHE/packages.log" 2>&1 || fail "cannot enable systemd-networkd in the Debian root"
+                >>"$DEBIAN_LOG" 2>&1 || fail "cannot enable systemd-networkd in the Debian root"
         rm -rf "$dir"/usr/share/doc/* "$dir"/usr/share/man/* "$dir"/var/cache/apt/*.bin "$dir"/var/log/apt/*
 }
 

@@ -3,8 +3,8 @@
 # initramfs images, root disks with known times, and QEMU boots judged by markers on the serial
 # console. Sourced after tests/lib/lib.sh.
 
-# The cache of the unpacked kernel (and an ARM guest's busybox), kept between runs (the build
-# directory's, by default).
+# The cache of the unpacked kernel (and an ARM guest's busybox, the guests' Debian roots...), kept
+# between runs (the build directory's, by default); each entry made once, under a lock (vm_cached).
 VM_CACHE=${VM_CACHE:-${BUILDDIR:-$SRCDIR/build}/vm-cache}
 # How long a boot may take, in seconds, on an idle machine: a busybox boot takes 5 to 20 s in
 # software emulation. Emulation slows down as much as the host is loaded, so every limit is
@@ -41,25 +41,40 @@ vm_deb_unpack() {
         rm -rf "$dl"
 }
 
+# vm_cached NAME COMMAND...: makes the cache's entry NAME ($VM_CACHE/NAME) with COMMAND the first
+# time, under NAME's lock: the VM tests run two at a time, and a second test that needs NAME waits
+# for the first to make it rather than making it into the same folder. An entry is whole once
+# NAME.ok exists; one left half made by a run that stopped is made again.
+vm_cached() {
+        local name=$1 lock
+        shift
+        mkdir -p "$VM_CACHE"
+        exec {lock}>"$VM_CACHE/$name.lock"
+        flock "$lock"
+        if [ ! -f "$VM_CACHE/$name.ok" ]; then
+                rm -rf "${VM_CACHE:?}/$name"
+                "$@"
+                touch "$VM_CACHE/$name.ok"
+        fi
+        exec {lock}>&-
+}
+
 # vm_kernel: sets KVER, KROOT (the unpacked package) and KERNEL (its vmlinuz), downloading and
 # unpacking the current kernel package of VM_ARCH (this machine's release) the first time
 vm_kernel() {
-        local pkg
         KROOT=$VM_CACHE/kroot$VM_SUFFIX
-        mkdir -p "$VM_CACHE"
-        if [ ! -f "$VM_CACHE/kernel$VM_SUFFIX.ok" ]; then
-                pkg=$(apt-cache depends "$VM_KERNEL_PACKAGE" | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-                [ -n "$pkg" ] || fail "no kernel package behind $VM_KERNEL_PACKAGE (${VM_SUFFIX:+dpkg --add-architecture $VM_ARCH; }apt-get update?)"
-                rm -rf "$KROOT"
-                vm_deb_unpack "$pkg" "$KROOT"
-                # (Debian 13's kernel has its modules in /usr/lib/modules only: a merged /usr)
-                [ -e "$KROOT/lib" ] || [ ! -d "$KROOT/usr/lib/modules" ] || ln -s usr/lib "$KROOT/lib"
-                KVER=$(ls "$KROOT/lib/modules")
-                depmod -b "$KROOT" "$KVER"
-                touch "$VM_CACHE/kernel$VM_SUFFIX.ok"
-        fi
+        vm_cached "kroot$VM_SUFFIX" vm_kernel_unpack
         KVER=$(ls "$KROOT/lib/modules")
         KERNEL=$KROOT/boot/vmlinuz-$KVER
+}
+vm_kernel_unpack() {
+        local pkg
+        pkg=$(apt-cache depends "$VM_KERNEL_PACKAGE" | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+        [ -n "$pkg" ] || fail "no kernel package behind $VM_KERNEL_PACKAGE (${VM_SUFFIX:+dpkg --add-architecture $VM_ARCH; }apt-get update?)"
+        vm_deb_unpack "$pkg" "$KROOT"
+        # (Debian 13's kernel has its modules in /usr/lib/modules only: a merged /usr)
+        [ -e "$KROOT/lib" ] || [ ! -d "$KROOT/usr/lib/modules" ] || ln -s usr/lib "$KROOT/lib"
+        depmod -b "$KROOT" "$(ls "$KROOT/lib/modules")"
 }
 
 # vm_busybox: sets BUSYBOX to a static busybox that runs in the guest: the host's for amd64, else
@@ -70,12 +85,8 @@ vm_busybox() {
                 return
         fi
         BUSYBOX=$VM_CACHE/busybox$VM_SUFFIX/bin/busybox
-        if [ ! -f "$VM_CACHE/busybox$VM_SUFFIX.ok" ]; then
-                rm -rf "$VM_CACHE/busybox$VM_SUFFIX"
-                vm_deb_unpack "busybox-static:$VM_ARCH" "$VM_CACHE/busybox$VM_SUFFIX"
-                [ -f "$BUSYBOX" ] || fail "busybox-static:$VM_ARCH holds no /bin/busybox"
-                touch "$VM_CACHE/busybox$VM_SUFFIX.ok"
-        fi
+        vm_cached "busybox$VM_SUFFIX" vm_deb_unpack "busybox-static:$VM_ARCH" "$VM_CACHE/busybox$VM_SUFFIX"
+        [ -f "$BUSYBOX" ] || fail "busybox-static:$VM_ARCH holds no /bin/busybox"
 }
 
 # vm_modules MODULE...: the .ko files they need, in load order, relative to KROOT

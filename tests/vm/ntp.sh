@@ -17,11 +17,7 @@ VM_NET_MODULES="virtio_net"
 # installed: no chrony.service may start on this machine, nor set its clock)
 vm_chronyd() {
         CHRONYD=$VM_CACHE/chrony/usr/sbin/chronyd
-        if [ ! -f "$VM_CACHE/chrony.ok" ]; then
-                rm -rf "$VM_CACHE/chrony"
-                vm_deb_unpack chrony "$VM_CACHE/chrony"
-                touch "$VM_CACHE/chrony.ok"
-        fi
+        vm_cached chrony vm_deb_unpack chrony "$VM_CACHE/chrony"
         [ -x "$CHRONYD" ] || fail "the chrony package holds no $CHRONYD"
         ! ldd "$CHRONYD" | grep -q 'not found' ||
                 fail "chronyd needs libraries this machine lacks: $(ldd "$CHRONYD" | grep 'not found' | tr -s '\n\t' ' ')"
@@ -174,11 +170,13 @@ vm_ntp_check() {
 # the Debian archive of this machine's apt sources, with Debian's patches), with only ntpd, a
 # shell and the few applets a hook script needs. About 15 s.
 vm_busybox_ntpd() {
-        local dir=$VM_CACHE/busybox-ntpd work apt src s
-        BUSYBOX_NTPD=$dir/busybox
-        [ -f "$dir.ok" ] && [ -x "$BUSYBOX_NTPD" ] && return 0
-        rm -rf "$dir" "$dir.work"
-        work=$dir.work
+        BUSYBOX_NTPD=$VM_CACHE/busybox-ntpd/busybox
+        vm_cached busybox-ntpd vm_busybox_ntpd_build
+        [ -x "$BUSYBOX_NTPD" ] || fail "no $BUSYBOX_NTPD"
+}
+vm_busybox_ntpd_build() {
+        local dir=$VM_CACHE/busybox-ntpd work=$VM_CACHE/busybox-ntpd.work apt src s
+        rm -rf "$work"
         mkdir -p "$work/lists/partial" "$work/archives/partial" "$work/src" "$dir"
         vm_debian_mirror
         # A source list of its own, for the archive the guests come from: nothing of this machine's
@@ -207,7 +205,6 @@ vm_busybox_ntpd() {
         echo "busybox with ntpd: $("$BUSYBOX_NTPD" 2>&1 | head -n 1), $(stat -c %s "$BUSYBOX_NTPD") bytes," \
                 "applets: $("$BUSYBOX_NTPD" --list | tr '\n' ' ')"
         rm -rf "$work"
-        touch "$dir.ok"
 }
 
 # vm_ntp_guest_units OVERLAY: adds to the systemd tree OVERLAY (with ntp-probe at

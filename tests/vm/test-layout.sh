@@ -113,11 +113,7 @@ SYSVINIT_ROOT=$DEBIAN_ROOT
 # Debian's overlayroot (cloud-initramfs-tools), unpacked: its hook and init-bottom script go into
 # the initramfs configuration of part (c), as the package puts them into /usr/share/initramfs-tools.
 OVERLAYROOT=$VM_CACHE/overlayroot
-if [ ! -f "$OVERLAYROOT.ok" ]; then
-        rm -rf "$OVERLAYROOT"
-        vm_deb_unpack overlayroot "$OVERLAYROOT"
-        touch "$OVERLAYROOT.ok"
-fi
+vm_cached overlayroot vm_deb_unpack overlayroot "$OVERLAYROOT"
 
 # The systemd guests' clockfix and test library (FLOOR: its build time); the images' time: a week
 # after it.
