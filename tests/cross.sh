@@ -8,9 +8,9 @@
 #   (-Dstatic=true, what an initramfs takes), warnings as errors;
 # - the -Dstatic=true build: a static binary that runs;
 # - every suite of build-cross/ARCH, each program of the target run by qemu-user (the vm suite:
-#   the static clockfix in ARM guests under qemu-system), then, for armhf, the cli and image
-#   suites again with clockfix under strace, as tests/run.sh does natively. With MESON-TEST-ARGs
-#   (--suite unit, ...) the first meson test runs what they say, and the strace run is left out.
+#   the static clockfix in ARM guests under qemu-system); for armhf, the clockfix of the cli and
+#   image suites under strace, as tests/run.sh does natively. With MESON-TEST-ARGs (--suite unit,
+#   ...) meson test runs what they say.
 # Each run ends with a line "ARCH: N passed, N failed". Called by tests/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,15 +54,13 @@ count() {
                 "\($what): \(map(select(.result == "OK")) | length) passed, \(map(select(.result != "OK")) | length) failed"' \
                 "build-cross/$arch/meson-logs/testlog.json"
 }
+# Never write, on the target too: on armhf, every clockfix the cli and image suites run is under
+# strace (of qemu-user, which makes the program's calls and, for itself, only reads): its 32-bit
+# time_t and file offsets are where the calls differ from amd64's. arm64's are amd64's: there they
+# run as they are.
+trace=()
+[ "$arch" != armhf ] || trace=(env CLOCKFIX_TRACE_WRITES=1)
 rc=0
-meson test -C "build-cross/$arch" --print-errorlogs "$@" || rc=$?
-count "$arch"
-[ $rc == 0 ] && [ $# -eq 0 ] || exit $rc
-# Never write, on the target too: the cli and image suites again with clockfix under strace (of
-# qemu-user, which makes the program's calls and, for itself, only reads). On armhf only: its
-# 32-bit time_t and file offsets are where the calls differ from amd64's; arm64's are amd64's, and
-# the 160 s this takes under emulation go to the VM boots of the init systems.
-[ "$arch" == armhf ] || exit $rc
-CLOCKFIX_TRACE_WRITES=1 meson test -C "build-cross/$arch" --print-errorlogs --no-rebuild --suite cli --suite image || rc=$?
-count "$arch, clockfix under strace"
+"${trace[@]}" meson test -C "build-cross/$arch" --print-errorlogs "$@" || rc=$?
+count "$arch${trace[*]:+, clockfix under strace}"
 exit $rc
