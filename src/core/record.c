@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "basic/cleanup.h"
@@ -417,12 +418,20 @@ int record_write(const char *path, const struct record *r)
                 return -ENAMETOOLONG;
         if (record_format(r, &text) < 0)
                 return -ENOMEM;
+        /*
+         * One writer at a time (the daemon and clockfix-learn.service both write at the
+         * synchronisation): another's write between this one's and its rename would take this
+         * one's temporary file away, and the last rename would be of a file whose blocks no
+         * syncfs() below put in place. The lock goes with dfd.
+         */
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || flock(dfd, LOCK_EX) < 0)
+                return -errno;
         k = replace_file(path, text, strlen(text), true);
         if (k < 0)
                 return k;
         /* The rename itself: durable once the directory is. */
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd) < 0)
+        if (fsync(dfd) < 0)
                 return -errno;
         /*
          * fsync() leaves the new inode and directory block in ext4's journal: after a power cut the

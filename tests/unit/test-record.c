@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/record.h"
@@ -219,6 +220,30 @@ static void test_io(void)
         check_int(back.error, -EXDEV);
         check_int(back.n, 0);
         check_int(record_write(test_path("nodir/future-times"), &back), -ENOENT);
+
+        /* Two writers at once (the daemon and clockfix-learn.service): each write whole, none failing. */
+        parse(RECORD_HEADER "\n" U1 " superblock:last_check 2115000000000000\n", &r);
+        pid_t pids[2];
+        for (int i = 0; i < 2; i++) {
+                pids[i] = fork();
+                check(pids[i] >= 0);
+                if (pids[i] == 0) {
+                        for (int k = 0; k < 40; k++)
+                                if (record_write(test_path("future-times"), &r) != 0)
+                                        _exit(1);
+                        _exit(0);
+                }
+        }
+        for (int i = 0; i < 2; i++) {
+                int status;
+                check(waitpid(pids[i], &status, 0) == pids[i]);
+                check(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        check_int(record_read_file(test_path("future-times"), 0, &back), 0);
+        check_int(back.error, 0);
+        check_int(back.n, 1);
+        record_done(&back);
+        record_done(&r);
         sh("rm -rf '%s'", test_dir);
 
         check_str(record_fix("superblock:last_check", "/dev/vda", fix, sizeof(fix)),
