@@ -13,7 +13,8 @@
 # installs, runs and purges it (tests/deb.sh); and before that, Debian 13 in a chroot of it
 # (tests/release.sh trixie: the builds, the quick suites, a boot, armhf and the package there).
 # Every stage runs whatever became of the ones before; a summary at the end gives each stage's
-# result and time, and the exit status is non-zero if any failed.
+# result and time, after each failed test's name and the end of its output, and the exit status is
+# non-zero if any failed.
 # Arguments go to the first `meson test` (a suite, a test), and then the rest is left out.
 # This is the README's second command and what CI (.ci/run) runs.
 set -euo pipefail

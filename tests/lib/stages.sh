@@ -6,6 +6,7 @@
 STAGES_STARTED=$(date +%s)
 STAGE_RESULTS=()
 STAGES_FAILED=0
+FAILED_TESTS=()
 
 # stage NAME COMMAND...: runs one stage, whatever became of the others, and keeps its result and
 # time for the summary at the end
@@ -21,12 +22,31 @@ stage() {
         else
                 STAGE_RESULTS+=("$(printf '%-36s FAILED  %5d s  (exit %d)' "$name" "$took" "$rc")")
                 STAGES_FAILED=$((STAGES_FAILED + 1))
+                failed_tests "$name" "$begun"
         fi
         echo "== $name: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $took s; $(($(date +%s) - STAGES_STARTED)) s since the start"
 }
 
-# summary [TITLE]: each stage's result and time, and how many failed
+# failed_tests STAGE SINCE: the tests that failed in the meson logs the stage wrote (those of this
+# directory's builds changed since SINCE, in seconds), each with the end of its output, kept for the
+# summary: a long run's output is often seen only by its end.
+failed_tests() {
+        local log
+        while read -r log; do
+                [ -n "$log" ] || continue
+                FAILED_TESTS+=("$(jq -r --arg stage "$1" --arg log "$log" \
+                        'select(.result != "OK" and .result != "SKIP" and .result != "EXPECTEDFAIL") |
+                         "-- \($stage): \(.name): \(.result) after \(.duration | floor) s (\($log))\n" +
+                         ((.stdout // "") | split("\n") | .[-25:] | map("   | " + .) | join("\n"))' "$log" 2>/dev/null)")
+        done <<<"$(find . -maxdepth 4 -path '*/meson-logs/testlog.json' -newermt "@$2" 2>/dev/null)"
+}
+
+# summary [TITLE]: each stage's result and time, and how many failed; then the failed tests' ends
 summary() {
+        local t
+        for t in "${FAILED_TESTS[@]}"; do
+                [ -n "$t" ] && printf '%s\n' "$t"
+        done
         echo "== ${1:-summary}"
         printf '%s\n' "${STAGE_RESULTS[@]}"
         echo "total: $(($(date +%s) - STAGES_STARTED)) s, $STAGES_FAILED stage(s) failed"
