@@ -29,7 +29,9 @@ stage() {
 
 # failed_tests STAGE SINCE: the tests that failed in the meson logs the stage wrote (those of this
 # directory's builds changed since SINCE, in seconds), each with the end of its output, kept for the
-# summary: a long run's output is often seen only by its end.
+# summary: a long run's output is often seen only by its end. The end of stderr, where the tests
+# say what failed (fail in tests/lib/lib.sh) and show a guest's console (vm_dump); of stdout when
+# stderr is empty.
 failed_tests() {
         local log
         while read -r log; do
@@ -37,7 +39,8 @@ failed_tests() {
                 FAILED_TESTS+=("$(jq -r --arg stage "$1" --arg log "$log" \
                         'select(.result != "OK" and .result != "SKIP" and .result != "EXPECTEDFAIL") |
                          "-- \($stage): \(.name): \(.result) after \(.duration | floor) s (\($log))\n" +
-                         ((.stdout // "") | split("\n") | .[-25:] | map("   | " + .) | join("\n"))' "$log" 2>/dev/null)")
+                         ((if (.stderr // "") != "" then .stderr else (.stdout // "") end) | rtrimstr("\n") |
+                          split("\n") | .[-60:] | map("   | " + .) | join("\n"))' "$log" 2>/dev/null)")
         done <<<"$(find . -maxdepth 4 -path '*/meson-logs/testlog.json' -newermt "@$2" 2>/dev/null)"
 }
 

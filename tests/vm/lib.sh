@@ -277,8 +277,8 @@ marker() {
 vm_dump() {
         # A kernel's report of trouble comes first, whatever followed it: a panic, an oops, a stall,
         # a task blocked; then the console's end.
-        tr -d '\r' <"$TMP/$1.console" | grep -a -m 3 -A 12 -E \
-                'Kernel panic|BUG:|Oops|WARNING:|INFO: (task|rcu)|rcu: INFO|watchdog: |blocked for more than' |
+        tr -d '\r' <"$TMP/$1.console" | grep -a -m 3 -A 8 -E \
+                'Kernel panic|BUG:|Oops|WARNING: CPU|INFO: (task|rcu)|rcu: INFO|blocked for more than|calibrate_delay_direct\(\) failed' |
                 sed 's/^/  ! /' >&2 || true
         tail -n 30 "$TMP/$1.console" | tr -d '\r' | sed 's/^/  | /' >&2
 }
