@@ -496,9 +496,10 @@ vm_debian_qemu() {
                 [ "$a" != -rtc ] || rtc=()
         done
         [ -n "${KERNEL:-}" ] || vm_kernel
+        vm_pc_cmdline
         VM_DEBIAN_CMD=(qemu-system-x86_64 -M pc -smp 2 -m 512M -nographic $(vm_nic) -no-reboot
                 -kernel "$KERNEL" -initrd "$initrd"
-                -append "console=ttyS0 panic=-1 reboot=t $VM_PC_APPEND root=/dev/vda ro $append"
+                -append "console=ttyS0 panic=-1 reboot=t $VM_PC_CMDLINE root=/dev/vda ro $append"
                 -drive "file=$disk,format=raw,if=virtio" "${rtc[@]}" "$@")
         [ -z "${VM_NETNS:-}" ] || VM_DEBIAN_CMD=(ip netns exec "$VM_NETNS" "${VM_DEBIAN_CMD[@]}")
 }

@@ -24,13 +24,25 @@ armhf) VM_KERNEL_PACKAGE=linux-image-armmp:armhf VM_SUFFIX=-armhf ;;
 arm64) VM_KERNEL_PACKAGE=linux-image-arm64:arm64 VM_SUFFIX=-arm64 ;;
 *) fail "VM_ARCH=$VM_ARCH: not amd64, armhf or arm64" ;;
 esac
-# The kernel arguments of every PC guest (vm_boot, vm_debian_qemu, bench/read-cost). At boot the
-# kernel checks that the timer's interrupt reaches the CPU through the IO-APIC within a few ticks
-# (check_timer(), arch/x86/kernel/apic/io_apic.c), and panics when no way it tries does ("IO-APIC +
-# timer doesn't work!"): on a busy host the emulated CPU can miss those ticks, and a systemd boot
-# of vm-systemd panicked so on this machine with two other guests running. no_timer_check skips
-# the check; QEMU's timer is wired as the kernel expects.
+# The kernel arguments of every PC guest (vm_boot, vm_debian_qemu, bench/read-cost), besides the
+# TSC's frequency (vm_pc_cmdline). At boot the kernel checks that the timer's interrupt reaches the
+# CPU through the IO-APIC within a few ticks (check_timer(), arch/x86/kernel/apic/io_apic.c), and
+# panics when no way it tries does ("IO-APIC + timer doesn't work!"): on a busy host the emulated
+# CPU can miss those ticks, and a systemd boot of vm-systemd panicked so on this machine with two
+# other guests running. no_timer_check skips the check; QEMU's timer is wired as the kernel expects.
 VM_PC_APPEND="no_timer_check"
+
+# vm_pc_cmdline: sets VM_PC_CMDLINE to the kernel arguments of every PC guest: the host's TSC
+# frequency (tsc_early_khz=, measured once by tsc-khz, TSC_KHZ; why: vm_boot) and VM_PC_APPEND.
+# The Debian guests' PCs need it as much as the microvms: one of vm-sysvinit, left to calibrate its
+# delay loop on a host loaded with three guests, said "calibrate_delay_direct() failed" and was
+# never heard from again.
+vm_pc_cmdline() {
+        [ -n "${TSC_KHZ:-}" ] || fail "a PC guest needs tsc-khz (TSC_KHZ): run through meson test"
+        [ -n "${VM_TSC_KHZ:-}" ] || VM_TSC_KHZ=$("$TSC_KHZ") || fail "tsc-khz failed"
+        VM_PC_CMDLINE="tsc_early_khz=$VM_TSC_KHZ $VM_PC_APPEND"
+}
+
 # The modules of a busybox initramfs: what finds and reads the disk on either machine.
 VM_INITRAMFS_MODULES=${VM_INITRAMFS_MODULES:-virtio_pci virtio_mmio virtio_blk}
 
@@ -246,9 +258,8 @@ vm_boot() {
                 # emulation a guest's TSC is the host's own (QEMU's rdtsc reads the host's
                 # counter), so the value is the host's TSC frequency, measured by tsc-khz; a wrong
                 # one would only make the guest's clock run fast or slow.
-                [ -n "${TSC_KHZ:-}" ] || fail "an amd64 guest needs tsc-khz (TSC_KHZ): run through meson test"
-                [ -n "${VM_TSC_KHZ:-}" ] || VM_TSC_KHZ=$("$TSC_KHZ") || fail "tsc-khz failed"
-                console+=" tsc_early_khz=$VM_TSC_KHZ $VM_PC_APPEND"
+                vm_pc_cmdline
+                console+=" $VM_PC_CMDLINE"
         else
                 # No network card: the guests need none, and QEMU's user network would be one more
                 # thing to emulate.
