@@ -164,12 +164,15 @@ bool jbd2_header_at(struct walk *w, uint32_t pos, struct header *ret)
                 log_debug("journal: block %u has a wrong checksum", block_of(w, pos));
                 return false;
         }
+        unsigned tags = type == BLOCK_DESCRIPTOR ? count_tags(w, b) : 0;
         *ret = (struct header){
                 .pos = pos,
                 .type = type,
                 .sequence = get_be32(b + 8),
-                .next = wrap(w, (uint64_t)pos + 1 + (type == BLOCK_DESCRIPTOR ? count_tags(w, b) : 0)),
+                .next = wrap(w, (uint64_t)pos + 1 + tags),
         };
+        if (tags == w->full_tags)
+                w->lattice = *ret;
         return true;
 }
 
@@ -255,6 +258,17 @@ static int parse_features(struct walk *w, const uint8_t *b, const char **reason)
                 w->tag_bytes = 12 + (w->csum ? 2 : 0) - ((r->feature_incompat & INCOMPAT_64BIT) ? 0 : 4);
         /* The first tag carries the UUID, the others say it is the same. */
         w->max_tags = (uint32_t)((r->blocksize - HEADER_SIZE - 16) / w->tag_bytes + 1);
+        /*
+         * The tags jbd2 writes in a descriptor before it starts the next: it closes one when
+         * what is left of the block would not hold another tag with a UUID and the checksum
+         * tail (jbd2_journal_commit_transaction()), two short of max_tags with 16-byte tags.
+         */
+        size_t left = r->blocksize - HEADER_SIZE - w->tag_bytes - 16;
+        w->full_tags = 1;
+        while (left >= w->tag_bytes + 16 + (w->csum ? TAIL_SIZE : 0)) {
+                left -= w->tag_bytes;
+                w->full_tags++;
+        }
         return 0;
 }
 

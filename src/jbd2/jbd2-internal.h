@@ -32,8 +32,8 @@ enum {
  * Reads are what cost: on an SD card a read operation takes tens of
  * milliseconds wherever it lands, and a few hundred KiB more in the same read
  * about as much again. So the search reads runs of blocks at once: a probe
- * reads a chunk sized to hold a header (a transaction and a half, as large
- * as those it has seen, CHUNK_MIN to CHUNK_MAX blocks), a scan reads
+ * reads a chunk sized to hold a header (a transaction as large as those it
+ * has seen and two blocks, CHUNK_MIN to CHUNK_MAX blocks), a scan reads
  * CHUNK_MAX, a probe back PROBE_MAX.
  */
 #define CHUNK_MIN 32u
@@ -80,7 +80,13 @@ struct walk {
         bool csum;     /* checksum v2 or v3 */
         uint32_t seed; /* crc32c of the journal's UUID */
         unsigned tag_bytes;
-        uint32_t max_tags; /* data blocks one descriptor can list */
+        uint32_t max_tags;  /* data blocks one descriptor can list */
+        uint32_t full_tags; /* those jbd2 lists in a descriptor before it starts the next */
+        /*
+         * The last descriptor met that jbd2 filled: in a transaction that goes on, the next is
+         * full_tags + 1 blocks on (jbd2-run.c's lattice). Its type is 0 until there is one.
+         */
+        struct header lattice;
         /* The blocks held: held_n of them from log position held_pos, around the end if need be. */
         uint8_t *buf;
         uint8_t *unreadable; /* per block held */

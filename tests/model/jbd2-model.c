@@ -67,8 +67,16 @@ uint32_t jm_last(const struct jmodel *m)
 
 uint32_t jm_tags_per_descriptor(const struct jmodel *m)
 {
-        /* The first tag carries the journal's UUID; the others say SAME_UUID. */
-        return (m->blocksize - 12 - (csum(m) ? 4 : 0) - 16) / tag_bytes(m);
+        /*
+         * As Linux fills one: the first tag carries the journal's UUID, the others say
+         * SAME_UUID, and the descriptor is closed once what is left would not hold a tag with a
+         * UUID and the checksum tail (two short of what fits, with 16-byte tags).
+         */
+        uint32_t tag = tag_bytes(m), left = m->blocksize - 12 - tag - 16, n = 1;
+
+        for (; left >= tag + 16 + (csum(m) ? 4 : 0); left -= tag)
+                n++;
+        return n;
 }
 
 uint32_t jm_transaction_blocks(const struct jmodel *m, uint32_t ndata, bool revoke, bool commit)
