@@ -206,17 +206,19 @@ static void print_stats(unsigned count)
 {
         static const char *ends[_JH_END_MAX] = { "unmount", "remount-ro", "power cut", "torn" };
 
-        printf("%u histories: failed / histories (reads: mean, most blocks read) by layout and kind\n",
+        printf("%u histories: failed / histories (reads and blocks read: mean; most blocks read) by layout and kind\n",
                 count);
         for (unsigned l = 0; l < _JH_LAYOUT_MAX; l++)
                 for (unsigned k = 0; k < n_kinds; k++) {
                         const typeof(stats[0][0]) *s = &stats[l][k];
                         if (s->histories == 0)
                                 continue;
-                        printf("  %-8s %-18s %5u / %5u (%5.1f%%)  small budget %4u   reads %6.1f, most %u blocks\n",
+                        printf("  %-8s %-18s %5u / %5u (%5.1f%%)  small budget %4u   reads %6.1f, blocks %7.1f, "
+                               "most %u blocks\n",
                                 jh_layout_name((uint8_t)l), kinds[k], s->failed, s->histories,
                                 100.0 * s->failed / s->histories, s->failed_small_budget,
-                                (double)s->reads / s->histories, s->most_read);
+                                (double)s->reads / s->histories, (double)s->blocks_read / s->histories,
+                                s->most_read);
                 }
         printf("  by the last boot's end:");
         for (unsigned e = 0; e < _JH_END_MAX; e++)
