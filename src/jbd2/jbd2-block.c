@@ -261,7 +261,7 @@ static int parse_features(struct walk *w, const uint8_t *b, const char **reason)
         /*
          * The tags jbd2 writes in a descriptor before it starts the next: it closes one when
          * what is left of the block would not hold another tag with a UUID and the checksum
-         * tail (jbd2_journal_commit_transaction()), two short of max_tags with 16-byte tags.
+         * tail (jbd2_journal_commit_transaction()): 253 of 16 bytes in 4 KiB, one short of what fits.
          */
         size_t left = r->blocksize - HEADER_SIZE - w->tag_bytes - 16;
         w->full_tags = 1;

@@ -93,7 +93,6 @@ struct walk {
         uint32_t held_pos, held_n;
         /* What the log has shown of the size of its transactions. */
         uint64_t seen_blocks, seen_transactions;
-        bool zeros_met; /* a probe found nothing but zeros: the log was never written there */
         /* Blocks that could not be read, counted once each in the report. */
         uint32_t bad[BAD_MAX];
         unsigned n_bad;

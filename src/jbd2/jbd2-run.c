@@ -118,7 +118,7 @@ bool jbd2_first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *
  * a read more, one that lands saves a chunk. On bench/read-cost's disks (directory trees
  * copied in transactions of 10 to 40 descriptors) 16 paid best; 4 and 64 less. The property
  * test's generated histories, whose large transactions are most often a few descriptors long,
- * pay for it: 0.4 reads more on average (test-jbd2-property prints the means), as many blocks.
+ * pay for it: half a read more on average (test-jbd2-property prints the means), as many blocks.
  */
 #define LATTICE_STRIDES 16
 
@@ -180,12 +180,8 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                         found ? jbd2_describe(w, &h, buf, sizeof(buf)) : "no header");
         }
 
-        /*
-         * Once a probe has met zeros, the log was never written past its end: a small chunk says
-         * so at that cost, and where it holds data the probe reads on to its whole size.
-         */
-        uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d, whole = probe_blocks(w);
-        uint32_t n = min_u32(w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole, span), read = 0, at = pos;
+        uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d;
+        uint32_t n = min_u32(probe_blocks(w), span), read = 0, at = pos;
 
         while (!found) {
                 bool data;
@@ -204,13 +200,9 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
                         break;
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
-                n = min_u32(read < whole                 ? whole - read
-                                : read < w->max_tags + 2 ? w->max_tags + 2 - read
-                                                         : whole,
-                        CHUNK_MAX);
+                n = min_u32(read < w->max_tags + 2 ? w->max_tags + 2 - read : probe_blocks(w), CHUNK_MAX);
                 n = min_u32(n, span - read);
         }
-        w->zeros_met |= !found && !with_data;
         if (read > 0)
                 log_debug("journal: probe at block %u, %u block(s): %s", block_of(w, pos), (unsigned)read,
                         found               ? jbd2_describe(w, &h, buf, sizeof(buf))

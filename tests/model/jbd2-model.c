@@ -70,7 +70,7 @@ uint32_t jm_tags_per_descriptor(const struct jmodel *m)
         /*
          * As Linux fills one: the first tag carries the journal's UUID, the others say
          * SAME_UUID, and the descriptor is closed once what is left would not hold a tag with a
-         * UUID and the checksum tail (two short of what fits, with 16-byte tags).
+         * UUID and the checksum tail (one short of what fits, with 16-byte tags).
          */
         uint32_t tag = tag_bytes(m), left = m->blocksize - 12 - tag - 16, n = 1;
 

@@ -398,34 +398,38 @@ static void test_lattice(void)
 }
 
 /*
- * The log of bench/read-cost's c64n: transactions of about 200 blocks (a directory tree copied,
- * a sync after each) in a journal never written around, the log ending a quarter of it short of
- * where the first probe looks: once a probe has met zeros, the others look with a small chunk,
- * and read on where it holds data: 469 blocks in 6 reads, where whole chunks read 647 in 5 (on
- * the seed's card 331 ms where it was 336, on today's 27 where it was 36).
+ * Zeros among a transaction's data: jbd2 journals blocks that are all zeros (a bitmap emptied, a
+ * file of zeros with data=journal). Transactions of about 200 blocks (bench/read-cost's c64n: a
+ * directory tree copied, a sync after each) in a journal never written around, whose newest
+ * holds a run of zeros where a probe lands after others have met the zeros past the log's end:
+ * a probe that meets zeros reads a transaction's length of them before it takes them for blocks
+ * never written, and the run of zeros is shorter than that.
  */
-static void test_zeros_met(void)
+static void test_zero_data(void)
 {
-        struct jmodel m;
-        struct jbd2_report r;
-        uint32_t start = 0, seq = 0, last = 0;
+        for (uint32_t zeros = 40; zeros <= 160; zeros += 40)
+                for (uint32_t at = 10; at + zeros < 205; at += 15) {
+                        struct jmodel m;
+                        struct jbd2_report r;
+                        uint32_t start = 0, seq = 0, last = 0;
 
-        jm_init(&m, 4096, 16384, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
-        for (uint32_t t = 0; t < 36; t++) {
-                if (t == 30) {
-                        start = m.pos;
-                        seq = m.next_sequence;
+                        jm_init(&m, 4096, 16384, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+                        for (uint32_t t = 0; t < 36; t++) {
+                                if (t == 30) {
+                                        start = m.pos;
+                                        seq = m.next_sequence;
+                                }
+                                last = jm_transaction(&m, 205 + (t * 7) % 11, false, true, T2027 + t, 0);
+                        }
+                        /* The newest transaction: its descriptor, then its data from last - 205 + 1 on. */
+                        for (uint32_t i = 0; i < zeros; i++)
+                                m.blocks[last - 205 + at + i].kind = JM_ZERO;
+                        jm_set_dirty(&m, start, seq);
+                        check_int(walk(&m, &r), 0);
+                        check_int(r.best.block, last);
+                        check(!r.budget_exhausted);
+                        jm_free(&m);
                 }
-                last = jm_transaction(&m, 205 + (t * 7) % 11, false, true, T2027 + t, 0);
-        }
-        jm_set_dirty(&m, start, seq);
-        check_int(walk(&m, &r), 0);
-        check_int(r.best.block, last);
-        check_u64(r.best.time, S(T2027 + 35));
-        printf("Large transactions, the log never come around: %u reads, %u blocks\n", r.reads,
-                r.blocks_read);
-        check(r.blocks_read <= 520 && r.reads <= 6);
-        jm_free(&m);
 }
 
 /*
@@ -825,7 +829,7 @@ int main(void)
         test_wrong_clock_boots();
         test_large_transactions();
         test_lattice();
-        test_zeros_met();
+        test_zero_data();
         test_medium_transactions();
         test_one_gib();
         test_huge_maxlen();
