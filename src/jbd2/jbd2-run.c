@@ -250,19 +250,63 @@ static uint32_t next_probe(const struct walk *w, const struct run *run, bool bis
 }
 
 /*
+ * Where the transaction of run->last, a descriptor a probe landed on, starts, when that is far
+ * back (from `from` on): jbd2 fills every descriptor of a transaction but its last, so its
+ * descriptors lie full_tags + 1 blocks apart back to its first, and a block a stride before that
+ * is not one of them. Halving the strides, one block a read, finds the first: where the chunks
+ * back to `from` would read every block of the transaction. *ret is its position, or run->last's
+ * when there is nothing to halve; 1 when the blocks before it are the transaction's revoke blocks
+ * and then the commit sought (the halving found where it starts), else 0; or -ENOBUFS.
+ */
+static int transaction_start(struct walk *w, const struct run *run, uint32_t from, uint32_t *ret)
+{
+        const uint32_t to = run->last.pos, stride = w->full_tags + 1;
+        uint32_t good = 0, bad = distance(w, from, to) / stride + 1;
+
+        *ret = to;
+        if (run->last.type != BLOCK_DESCRIPTOR || distance(w, from, to) <= CHUNK_MAX)
+                return 0;
+        while (bad - good > 1) {
+                uint32_t k = good + (bad - good) / 2;
+                uint32_t pos = wrap(w, (uint64_t)to + w->length - (uint64_t)k * stride);
+                struct header h;
+                int n = jbd2_load(w, pos, 1);
+
+                if (n < 0)
+                        return n;
+                if (jbd2_header_at(w, pos, &h) && h.type == BLOCK_DESCRIPTOR &&
+                        h.sequence == run->last.sequence)
+                        good = k;
+                else
+                        bad = k;
+        }
+        *ret = wrap(w, (uint64_t)to + w->length - (uint64_t)good * stride);
+        log_debug("journal: transaction %u starts at block %u or just before (its descriptors, %u apart)",
+                run->last.sequence, block_of(w, *ret), (unsigned)stride);
+        return 1;
+}
+
+/*
  * The commit of the transaction before the one that probe landed on, when
  * that one turned out to have no commit (power went while it was written):
- * it lies between where following had stopped and the landing.
+ * it lies between where following had stopped and the landing, just before
+ * the landed transaction's start where that is known.
  */
 static int commit_before_landing(struct walk *w, struct run *run)
 {
-        uint32_t from = run->landed_from, to = run->last.pos;
-        uint32_t todo = distance(w, from, to);
+        uint32_t from = run->landed_from, to, todo;
+        int k = transaction_start(w, run, from, &to);
 
-        while (todo > 0) {
-                uint32_t n = min_u32(todo, CHUNK_MAX), pos = wrap(w, (uint64_t)from + todo - n);
-                int k = jbd2_load(w, pos, n);
+        if (k < 0)
+                return k;
+        /* Found where it starts: its revoke blocks, few, and the commit before them, first. */
+        uint32_t first = k == 1 ? START_CHUNK : CHUNK_MAX;
 
+        for (todo = distance(w, from, to); todo > 0;) {
+                uint32_t n = min_u32(todo, first), pos = wrap(w, (uint64_t)from + todo - n);
+
+                first = CHUNK_MAX;
+                k = jbd2_load(w, pos, n);
                 if (k < 0)
                         return k;
                 for (uint32_t i = (uint32_t)k; i-- > 0;) {
