@@ -93,6 +93,7 @@ struct walk {
         uint32_t held_pos, held_n;
         /* What the log has shown of the size of its transactions. */
         uint64_t seen_blocks, seen_transactions;
+        bool zeros_met; /* a probe found nothing but zeros: the log was never written there */
         /* Blocks that could not be read, counted once each in the report. */
         uint32_t bad[BAD_MAX];
         unsigned n_bad;
@@ -109,6 +110,7 @@ struct run {
                 target; /* the sequence number of the newest transaction, when the superblock says; else 0 */
         struct header last;        /* the furthest header of the run known */
         uint32_t hi;               /* the run ends before this offset */
+        uint32_t hi_sure;          /* 0, or where it surely ends when a probe of zeros set hi */
         bool ended;                /* last is the run's last header */
         struct jbd2_commit commit; /* the newest commit of the run known */
         uint32_t commit_pos;

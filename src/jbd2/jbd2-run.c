@@ -148,6 +148,31 @@ static uint32_t on_lattice(const struct walk *w, const struct run *run, uint32_t
 }
 
 /*
+ * A large transaction met before may go on near offset *d: its descriptor's block alone, read
+ * first, is the header a probe looks for (one block, not a transaction's length). 1 with *h when
+ * there is a header there, and *d moved to it; 0 when there is none (anything else there says
+ * nothing: the probe reads on from it) or no lattice near; or -ENOBUFS.
+ */
+static int look_on_lattice(struct walk *w, const struct run *run, uint32_t *d, struct header *h)
+{
+        uint32_t q = on_lattice(w, run, *d, offset(w, run, run->last.next), run->hi);
+        char buf[128];
+
+        if (q == UINT32_MAX)
+                return 0;
+        uint32_t qpos = wrap(w, (uint64_t)run->pos0 + q), anchor = w->lattice.pos;
+        int k = jbd2_load(w, qpos, 1);
+
+        if (k < 0)
+                return k;
+        *d = q;
+        bool found = jbd2_header_at(w, qpos, h);
+        log_debug("journal: look at block %u, on the lattice of descriptor block %u: %s", block_of(w, qpos),
+                block_of(w, anchor), found ? jbd2_describe(w, h, buf, sizeof(buf)) : "no header");
+        return found;
+}
+
+/*
  * Probes the run at offset d: reads a chunk there and takes the first header
  * it holds. One of the run's, newer than its last: the run goes on there.
  * Another (an older lap, a torn transaction's leftovers), or nothing but
@@ -157,31 +182,22 @@ static uint32_t on_lattice(const struct walk *w, const struct run *run, uint32_t
  */
 static int probe(struct walk *w, struct run *run, uint32_t d)
 {
-        uint32_t q = on_lattice(w, run, d, offset(w, run, run->last.next), run->hi);
         struct header h;
-        bool found = false, with_data = false;
+        bool found, with_data = false;
         char buf[128];
+        int r = look_on_lattice(w, run, &d, &h);
+
+        if (r < 0)
+                return r;
+        found = r == 1;
 
         /*
-         * A large transaction met before may go on here: its descriptor's block alone, read
-         * first, is the header the probe looks for (one block, not a transaction's length).
-         * Anything else there says nothing: the probe reads on from it.
+         * Once a probe has met zeros, the log was never written past its end: a small chunk says
+         * so at that cost (jbd2_find_end() makes sure of it if the run turns out to go past it),
+         * and where it holds data the probe reads on to its whole size.
          */
-        if (q != UINT32_MAX) {
-                uint32_t qpos = wrap(w, (uint64_t)run->pos0 + q), anchor = w->lattice.pos;
-                int k = jbd2_load(w, qpos, 1);
-
-                if (k < 0)
-                        return k;
-                d = q;
-                found = jbd2_header_at(w, qpos, &h);
-                log_debug("journal: look at block %u, on the lattice of descriptor block %u: %s",
-                        block_of(w, qpos), block_of(w, anchor),
-                        found ? jbd2_describe(w, &h, buf, sizeof(buf)) : "no header");
-        }
-
-        uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d;
-        uint32_t n = min_u32(probe_blocks(w), span), read = 0, at = pos;
+        uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d, whole = probe_blocks(w);
+        uint32_t n = min_u32(w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole, span), read = 0, at = pos;
 
         while (!found) {
                 bool data;
@@ -200,9 +216,13 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
                         break;
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
-                n = min_u32(read < w->max_tags + 2 ? w->max_tags + 2 - read : probe_blocks(w), CHUNK_MAX);
+                n = min_u32(read < whole                 ? whole - read
+                                : read < w->max_tags + 2 ? w->max_tags + 2 - read
+                                                         : whole,
+                        CHUNK_MAX);
                 n = min_u32(n, span - read);
         }
+        w->zeros_met |= !found && !with_data;
         if (read > 0)
                 log_debug("journal: probe at block %u, %u block(s): %s", block_of(w, pos), (unsigned)read,
                         found               ? jbd2_describe(w, &h, buf, sizeof(buf))
@@ -222,8 +242,43 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 run->landed = h.type != BLOCK_COMMIT;
                 return 0;
         }
+        /* Zeros: the end, unless the run is seen to go past them (goes_on_past_zeros()). */
+        if (!found && !with_data) {
+                if (!run->hi_sure)
+                        run->hi_sure = run->hi;
+        } else
+                run->hi_sure = 0;
         run->hi = d;
         return 0;
+}
+
+/*
+ * Whether the run goes on past where a probe of zeros said it ended: its last header is a
+ * descriptor whose next header lies past there, so the zeros were that transaction's data (jbd2
+ * journals zeroed blocks: an emptied bitmap, a file of zeros with data=journal), or it was torn by
+ * a power cut. The block where that next header goes tells which: a header of the run there
+ * (1), and the run is followed on as far as it surely may; else it ended (0); or -ENOBUFS.
+ */
+static int goes_on_past_zeros(struct walk *w, struct run *run)
+{
+        uint32_t off = offset(w, run, run->last.next);
+        struct header h;
+
+        if (!run->hi_sure || run->last.type == BLOCK_COMMIT || off < run->hi || off >= run->hi_sure ||
+                off <= offset(w, run, run->last.pos))
+                return 0;
+        int k = jbd2_load(w, run->last.next, 1);
+
+        if (k < 0)
+                return k;
+        if (!jbd2_header_at(w, run->last.next, &h) || !continues(w, run, &h))
+                return 0;
+        log_debug("journal: the run goes on past the zeros at offset %u: %s", (unsigned)run->hi,
+                jbd2_describe(w, &h, (char[128]){ 0 }, 128));
+        run->hi = run->hi_sure;
+        run->hi_sure = 0;
+        run->ended = false;
+        return 1;
 }
 
 /* Where to probe next, between the next header of the run and where it surely ends. */
@@ -249,79 +304,116 @@ static uint32_t next_probe(const struct walk *w, const struct run *run, bool bis
         return d;
 }
 
-/*
- * Where the transaction of run->last, a descriptor a probe landed on, starts, when that is far
- * back (from `from` on): jbd2 fills every descriptor of a transaction but its last, so its
- * descriptors lie full_tags + 1 blocks apart back to its first, and a block a stride before that
- * is not one of them. Halving the strides, one block a read, finds the first: where the chunks
- * back to `from` would read every block of the transaction. *ret is its position, or run->last's
- * when there is nothing to halve; 1 when the blocks before it are the transaction's revoke blocks
- * and then the commit sought (the halving found where it starts), else 0; or -ENOBUFS.
- */
-static int transaction_start(struct walk *w, const struct run *run, uint32_t from, uint32_t *ret)
+/* Whether descriptor k strides back from run->last's, held, is one of the same transaction. */
+static bool descriptor_of_last(struct walk *w, const struct run *run, uint32_t pos)
 {
-        const uint32_t to = run->last.pos, stride = w->full_tags + 1;
-        uint32_t good = 0, bad = distance(w, from, to) / stride + 1;
+        struct header h;
 
-        *ret = to;
-        if (run->last.type != BLOCK_DESCRIPTOR || distance(w, from, to) <= CHUNK_MAX)
+        return jbd2_header_at(w, pos, &h) && h.type == BLOCK_DESCRIPTOR && h.sequence == run->last.sequence;
+}
+
+/*
+ * Where the transaction of run->last, a descriptor a probe landed on, starts, when a chunk read
+ * back from it (held, from held_from) did not reach its start: jbd2 fills every descriptor of a
+ * transaction but its last, so its descriptors lie full_tags + 1 blocks apart back to its first,
+ * and a block a stride before that is not one of them. Halving the strides, one block a read,
+ * finds the first, where the chunks back to `from` would read every block of the transaction.
+ * Only where a descriptor filled to full_tags was met in the log (the kernel that wrote it fills
+ * them so: Linux before 5.5 closed those of 32-bit tags sooner, and the lattice is not theirs),
+ * and where the halving costs fewer reads than the chunks back to `from` would at most. 1 with
+ * *start, the first descriptor, further back than the chunk (the commit sought lies just before
+ * it, past a few revoke blocks); 0 when there is none to find so; or -ENOBUFS.
+ */
+static int transaction_start(
+        struct walk *w, const struct run *run, uint32_t from, uint32_t held_from, uint32_t *start)
+{
+        const uint32_t to = run->last.pos, stride = w->full_tags + 1,
+                       in_chunk = distance(w, held_from, to) / stride;
+        uint32_t good = 0, bad = distance(w, from, to) / stride + 1, halvings = 0;
+
+        if (run->last.type != BLOCK_DESCRIPTOR || w->lattice.type != BLOCK_DESCRIPTOR)
                 return 0;
-        while (bad - good > 1) {
+        /* The strides within the chunk are held. */
+        while (good < in_chunk &&
+                descriptor_of_last(w, run, wrap(w, (uint64_t)to + w->length - (good + 1) * stride)))
+                good++;
+        if (good < in_chunk)
+                return 0; /* it starts within the chunk */
+        while (1u << halvings < bad - good)
+                halvings++;
+        if (halvings + 1 >= (distance(w, from, held_from) + CHUNK_MAX - 1) / CHUNK_MAX)
+                return 0;
+        for (uint32_t known = good; bad - good > 1;) {
                 uint32_t k = good + (bad - good) / 2;
                 uint32_t pos = wrap(w, (uint64_t)to + w->length - (uint64_t)k * stride);
-                struct header h;
                 int n = jbd2_load(w, pos, 1);
 
                 if (n < 0)
                         return n;
-                if (jbd2_header_at(w, pos, &h) && h.type == BLOCK_DESCRIPTOR &&
-                        h.sequence == run->last.sequence)
+                if (descriptor_of_last(w, run, pos))
                         good = k;
                 else
                         bad = k;
+                if (bad - good <= 1 && good == known)
+                        return 0;
         }
-        *ret = wrap(w, (uint64_t)to + w->length - (uint64_t)good * stride);
+        *start = wrap(w, (uint64_t)to + w->length - (uint64_t)good * stride);
         log_debug("journal: transaction %u starts at block %u or just before (its descriptors, %u apart)",
-                run->last.sequence, block_of(w, *ret), (unsigned)stride);
+                run->last.sequence, block_of(w, *start), (unsigned)stride);
         return 1;
+}
+
+/* Takes the newest commit of the run older than run->last among the n blocks held from pos. */
+static bool take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint32_t n)
+{
+        for (uint32_t i = n; i-- > 0;) {
+                struct header h;
+
+                if (jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
+                        (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
+                        seq_after(run->last.sequence, h.sequence) &&
+                        /* the run's: not older than its first transaction */
+                        !seq_after(run->seq0, h.sequence)) {
+                        jbd2_take(w, run, &h);
+                        return true;
+                }
+        }
+        return false;
 }
 
 /*
  * The commit of the transaction before the one that probe landed on, when
  * that one turned out to have no commit (power went while it was written):
- * it lies between where following had stopped and the landing, just before
- * the landed transaction's start where that is known.
+ * it lies between where following had stopped and the landing, read back a
+ * chunk at a time, or just before the landed transaction's start where its
+ * descriptors tell (transaction_start()).
  */
 static int commit_before_landing(struct walk *w, struct run *run)
 {
-        uint32_t from = run->landed_from, to, todo;
-        int k = transaction_start(w, run, from, &to);
+        uint32_t from = run->landed_from, todo = distance(w, from, run->last.pos), n = CHUNK_MAX;
+        bool looked = false;
 
-        if (k < 0)
-                return k;
-        /* Found where it starts: its revoke blocks, few, and the commit before them, first. */
-        uint32_t first = k == 1 ? START_CHUNK : CHUNK_MAX;
+        while (todo > 0) {
+                uint32_t pos = wrap(w, (uint64_t)from + todo - min_u32(todo, n)), start;
+                int k = jbd2_load(w, pos, min_u32(todo, n));
 
-        for (todo = distance(w, from, to); todo > 0;) {
-                uint32_t n = min_u32(todo, first), pos = wrap(w, (uint64_t)from + todo - n);
-
-                first = CHUNK_MAX;
-                k = jbd2_load(w, pos, n);
                 if (k < 0)
                         return k;
-                for (uint32_t i = (uint32_t)k; i-- > 0;) {
-                        struct header h;
-
-                        if (jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
-                                (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
-                                seq_after(run->last.sequence, h.sequence) &&
-                                /* the run's: not older than its first transaction */
-                                !seq_after(run->seq0, h.sequence)) {
-                                jbd2_take(w, run, &h);
-                                return 0;
+                if (take_commit_held(w, run, pos, (uint32_t)k))
+                        return 0;
+                todo -= min_u32(todo, n);
+                n = CHUNK_MAX;
+                if (!looked && todo > 0) {
+                        looked = true;
+                        k = transaction_start(w, run, from, pos, &start);
+                        if (k < 0)
+                                return k;
+                        if (k == 1) {
+                                /* Its revoke blocks, few, and the commit before them, first. */
+                                todo = distance(w, from, start);
+                                n = START_CHUNK;
                         }
                 }
-                todo -= n;
         }
         return 0;
 }
@@ -341,8 +433,14 @@ int jbd2_find_end(struct walk *w, struct run *run)
 
         for (;;) {
                 follow(w, run);
-                if (run->ended)
-                        break;
+                if (run->ended) {
+                        k = goes_on_past_zeros(w, run);
+                        if (k < 0)
+                                return k;
+                        if (k == 0)
+                                break;
+                        continue;
+                }
                 uint32_t nk = offset(w, run, run->last.next), gap = run->hi - nk;
                 uint32_t chunk = probe_blocks(w);
 
