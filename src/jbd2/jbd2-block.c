@@ -171,8 +171,10 @@ bool jbd2_header_at(struct walk *w, uint32_t pos, struct header *ret)
                 .sequence = get_be32(b + 8),
                 .next = wrap(w, (uint64_t)pos + 1 + tags),
         };
-        if (tags == w->full_tags)
+        if (tags == w->full_tags || tags == w->full_tags_old) {
                 w->lattice = *ret;
+                w->stride = tags + 1;
+        }
         return true;
 }
 
@@ -269,6 +271,12 @@ static int parse_features(struct walk *w, const uint8_t *b, const char **reason)
                 left -= w->tag_bytes;
                 w->full_tags++;
         }
+        /*
+         * Before 5.5 jbd2 also closed one when its array of blocks to write, as many as 12-byte
+         * tags fit in a block, the descriptor's own among them, was full: 340 tags in 4 KiB, fewer
+         * than 32-bit tags fill.
+         */
+        w->full_tags_old = min_u32(w->full_tags, r->blocksize / 12 - 1);
         return 0;
 }
 

@@ -80,13 +80,16 @@ struct walk {
         bool csum;     /* checksum v2 or v3 */
         uint32_t seed; /* crc32c of the journal's UUID */
         unsigned tag_bytes;
-        uint32_t max_tags;  /* data blocks one descriptor can list */
-        uint32_t full_tags; /* those jbd2 lists in a descriptor before it starts the next */
+        uint32_t max_tags;      /* data blocks one descriptor can list */
+        uint32_t full_tags;     /* those jbd2 lists in a descriptor before it starts the next */
+        uint32_t full_tags_old; /* those Linux before 5.5 listed: at most blocksize / 12 - 1 */
         /*
-         * The last descriptor met that jbd2 filled: in a transaction that goes on, the next is
-         * full_tags + 1 blocks on (jbd2-run.c's lattice). Its type is 0 until there is one.
+         * The last descriptor met that jbd2 filled (full_tags or full_tags_old tags): in a
+         * transaction that goes on, the next is stride blocks on, its tags and itself (jbd2-run.c's
+         * lattice). Its type is 0 until there is one.
          */
         struct header lattice;
+        uint32_t stride;
         /* The blocks held: held_n of them from log position held_pos, around the end if need be. */
         uint8_t *buf;
         uint8_t *unreadable; /* per block held */

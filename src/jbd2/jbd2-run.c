@@ -124,13 +124,13 @@ bool jbd2_first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *
 
 /*
  * The block of the lattice nearest offset d, strictly between lo and hi: jbd2 fills every
- * descriptor of a transaction but its last with full_tags tags, so while a transaction goes on
- * its descriptors lie full_tags + 1 blocks apart, on either side of a full one (w->lattice).
- * UINT32_MAX when there is none within LATTICE_STRIDES.
+ * descriptor of a transaction but its last with full_tags tags (full_tags_old before Linux 5.5),
+ * so while a transaction goes on its descriptors lie a stride apart, on either side of a full
+ * one (w->lattice). UINT32_MAX when there is none within LATTICE_STRIDES.
  */
 static uint32_t on_lattice(const struct walk *w, const struct run *run, uint32_t d, uint32_t lo, uint32_t hi)
 {
-        int64_t stride = (int64_t)w->full_tags + 1, reach = stride * LATTICE_STRIDES;
+        int64_t stride = w->stride, reach = stride * LATTICE_STRIDES;
         int64_t a, k, q;
 
         if (w->lattice.type != BLOCK_DESCRIPTOR)
@@ -315,19 +315,19 @@ static bool descriptor_of_last(struct walk *w, const struct run *run, uint32_t p
 /*
  * Where the transaction of run->last, a descriptor a probe landed on, starts, when a chunk read
  * back from it (held, from held_from) did not reach its start: jbd2 fills every descriptor of a
- * transaction but its last, so its descriptors lie full_tags + 1 blocks apart back to its first,
- * and a block a stride before that is not one of them. Halving the strides, one block a read,
- * finds the first, where the chunks back to `from` would read every block of the transaction.
- * Only where a descriptor filled to full_tags was met in the log (the kernel that wrote it fills
- * them so: Linux before 5.5 closed those of 32-bit tags sooner, and the lattice is not theirs),
- * and where the halving costs fewer reads than the chunks back to `from` would at most. 1 with
+ * transaction but its last, so its descriptors lie a stride apart back to its first, and a
+ * block a stride before that is not one of them. Halving the strides, one block a read, finds
+ * the first, where the chunks back to `from` would read every block of the transaction. Only
+ * where a filled descriptor was met in the log (its tags give the stride, as the kernel that
+ * wrote it filled them), and where the halving costs fewer reads than the chunks back to `from`
+ * would at most. 1 with
  * *start, the first descriptor, further back than the chunk (the commit sought lies just before
  * it, past a few revoke blocks); 0 when there is none to find so; or -ENOBUFS.
  */
 static int transaction_start(
         struct walk *w, const struct run *run, uint32_t from, uint32_t held_from, uint32_t *start)
 {
-        const uint32_t to = run->last.pos, stride = w->full_tags + 1,
+        const uint32_t to = run->last.pos, stride = w->stride,
                        in_chunk = distance(w, held_from, to) / stride;
         uint32_t good = 0, bad = distance(w, from, to) / stride + 1, halvings = 0;
 

@@ -76,6 +76,9 @@ uint32_t jm_tags_per_descriptor(const struct jmodel *m)
 
         for (; left >= tag + 16 + (csum(m) ? 4 : 0); left -= tag)
                 n++;
+        /* Linux before 5.5 wrote at most as many blocks at once as 12-byte tags fit in one. */
+        if (m->before_5_5 && n > m->blocksize / 12 - 1)
+                n = m->blocksize / 12 - 1;
         return n;
 }
 

@@ -40,6 +40,7 @@ struct jmodel {
         uint8_t uuid[16];
         bool v1; /* a version 1 superblock (no features) */
         bool sb_bad_checksum;
+        bool before_5_5; /* descriptors filled as Linux before 5.5 did */
         /* The superblock's state. */
         uint32_t sequence, start, head;
         /* The log, and where the next transaction goes. */

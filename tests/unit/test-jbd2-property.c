@@ -146,6 +146,8 @@ static void run_history(uint64_t seed, bool verbose)
         jh_geometry(seed, &maxlen, &incompat, &fc);
         jm_init(&m, 1024, maxlen, incompat, fc, 1 + (uint32_t)(jh_rand(&rng) % 4000000000u));
         jh_random(seed, &m, &h);
+        /* Half the logs of kernels before 6.5 fill descriptors as those before 5.5 did. */
+        m.before_5_5 = h.layout == JH_BEFORE_6_5 && (jh_seed(seed ^ 0x35355ull) & 1);
         jh_write(&m, &h);
         length = jm_last(&m) - m.first + 1;
         k = kind_index(jh_kind(&h));

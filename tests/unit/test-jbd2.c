@@ -434,6 +434,45 @@ static void test_torn_large(void)
 }
 
 /*
+ * The same logs as Linux before 5.5 wrote them with 32-bit tags: a descriptor closed at 340
+ * tags in 4 KiB, not 506 (no checksums) or 404 (checksums v2). The lattice is theirs too:
+ * large transactions' descriptors looked at a block a read, a torn one's start halved.
+ */
+static void test_before_5_5(void)
+{
+        static const uint32_t formats[] = { 0, JM_INCOMPAT_CSUM_V2 };
+        static const uint32_t sizes[] = { 0, 1000, 3000, 5000, 8000 };
+
+        for (size_t f = 0; f < 2; f++)
+                for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+                        struct jmodel m;
+                        struct jbd2_report r;
+                        uint32_t start, seq, last = 0;
+
+                        jm_init(&m, 4096, 32768, formats[f], 0, 1);
+                        m.before_5_5 = true;
+                        check_int(jm_tags_per_descriptor(&m), 340);
+                        for (uint32_t t = 0; t < 8; t++)
+                                jm_transaction(&m, 5000 + 250 * t, false, true, T2027 + t, 0);
+                        start = m.pos;
+                        seq = m.next_sequence;
+                        jm_transaction(&m, 2600, false, true, T2027 + 100, 0);
+                        for (uint32_t t = 0; t < 100; t++)
+                                last = jm_transaction(&m, 1, false, true, T2027 + 200 + t, 0);
+                        if (sizes[i])
+                                jm_transaction(&m, sizes[i], false, false, 0, 0);
+                        jm_set_dirty(&m, start, seq);
+                        check_int(walk(&m, &r), 0);
+                        check_int(r.best.block, last);
+                        check(!r.budget_exhausted);
+                        check(r.reads <= 24);
+                        printf("Linux before 5.5, incompat %#x, torn transaction of %u blocks: %u reads, %u blocks\n",
+                                formats[f], sizes[i], r.reads, r.blocks_read);
+                        jm_free(&m);
+                }
+}
+
+/*
  * Zeros among a transaction's data: jbd2 journals blocks that are all zeros (a bitmap emptied, a
  * file of zeros with data=journal). Transactions of about 200 blocks (bench/read-cost's c64n: a
  * directory tree copied, a sync after each) in a journal never written around, whose newest
@@ -904,6 +943,7 @@ int main(void)
         test_large_transactions();
         test_lattice();
         test_torn_large();
+        test_before_5_5();
         test_zero_data();
         test_long_zero_data();
         test_medium_transactions();
