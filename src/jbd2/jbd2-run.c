@@ -242,8 +242,13 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 run->landed = h.type != BLOCK_COMMIT;
                 return 0;
         }
-        /* Zeros: the end, unless the run is seen to go past them (goes_on_past_zeros()). */
-        if (!found && !with_data) {
+        /*
+         * Zeros: the end, unless the run is seen to go past them (goes_on_past_zeros()); and so is
+         * data read only as far as such an end, short of where a header must come: the run's
+         * data before those same zeros. A header not the run's, or data as far as a header must
+         * come, is the end for sure.
+         */
+        if (!found && (!with_data || (read < w->max_tags + 2 && run->hi_sure))) {
                 if (!run->hi_sure)
                         run->hi_sure = run->hi;
         } else
@@ -327,12 +332,13 @@ static bool descriptor_of_last(struct walk *w, const struct run *run, uint32_t p
 static int transaction_start(
         struct walk *w, const struct run *run, uint32_t from, uint32_t held_from, uint32_t *start)
 {
+        if (run->last.type != BLOCK_DESCRIPTOR || w->lattice.type != BLOCK_DESCRIPTOR)
+                return 0; /* no stride known */
+
         const uint32_t to = run->last.pos, stride = w->stride,
                        in_chunk = distance(w, held_from, to) / stride;
         uint32_t good = 0, bad = distance(w, from, to) / stride + 1, halvings = 0;
 
-        if (run->last.type != BLOCK_DESCRIPTOR || w->lattice.type != BLOCK_DESCRIPTOR)
-                return 0;
         /* The strides within the chunk are held. */
         while (good < in_chunk &&
                 descriptor_of_last(w, run, wrap(w, (uint64_t)to + w->length - (good + 1) * stride)))

@@ -9,7 +9,9 @@
 # build-fuzz/: copy it to regressions/TARGET/ once fixed, and the unit suite replays it always.
 # The target jbd2-property is not libFuzzer's: the journal search against the oracle on many more
 # generated histories than the unit suite's (tests/unit/test-jbd2-property.c, the meson test
-# jbd2-property-long of the fuzz suite), under the same sanitizers; a failure names the seed to replay.
+# jbd2-property-long of the fuzz suite), and on many more logs with zeros among their data
+# (tests/unit/test-jbd2-zeros.c, jbd2-zeros-long), under the same sanitizers; a failure names the
+# seed to replay.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
@@ -22,7 +24,11 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 compile=()
 for t in "${targets[@]}"; do
-        if [ "$t" == jbd2-property ]; then compile+=(tests/test-jbd2-property); else compile+=("tests/fuzz/fuzz-$t"); fi
+        if [ "$t" == jbd2-property ]; then
+                compile+=(tests/test-jbd2-property tests/test-jbd2-zeros)
+        else
+                compile+=("tests/fuzz/fuzz-$t")
+        fi
 done
 # The build files first: meson compile looks a target up in them as they were (a target added since
 # would not be found).
@@ -35,11 +41,11 @@ fuzz_one() {
         local t=$1 out=build-fuzz/fuzz-$1
         rm -f "$out.summary" "$out.failed"
         if [ "$t" == jbd2-property ]; then
-                echo "jbd2-property: the search against the oracle, many histories" >"$out.summary"
+                echo "jbd2-property: the search against the oracle, many histories and logs with zeros" >"$out.summary"
                 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-fuzz --no-rebuild \
-                        --suite fuzz jbd2-property-long >"$out.log" 2>&1 ||
+                        --suite fuzz jbd2-property-long jbd2-zeros-long >"$out.log" 2>&1 ||
                         echo "FAIL: jbd2-property: build-fuzz/meson-logs/testlog.txt" >"$out.failed"
-                grep -E '^([0-9]+ histories|  (pre-6.5|6.5\+) |  by the|generated histories|FAIL \()' \
+                grep -E '^([0-9]+ histories|  (pre-6.5|6.5\+) |  by the|generated histories|FAIL \(|[0-9]+ searches of logs|seed [0-9]+, budget)' \
                         build-fuzz/meson-logs/testlog.txt | head -n 20 | sed 's/^/  /' >>"$out.summary"
                 return 0
         fi

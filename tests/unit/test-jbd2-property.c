@@ -230,7 +230,7 @@ static void print_stats(unsigned count)
 }
 
 /*
- * The regressions the issue names: clean journals in the Linux >= 6.5 layout
+ * Regressions met before: clean journals in the Linux >= 6.5 layout
  * (s_head recorded), a log of a few hundred blocks, boots with the clock at
  * 2000-01-01 before and after one whose clock was right. The answer is the
  * right boot's last commit.

@@ -511,6 +511,31 @@ static void test_zero_data(void)
 }
 
 /*
+ * The newest transaction's data ends in zeros (its last 163 of 240 blocks): a probe among them
+ * takes them for the end, and the next, among its data below them, reads only as far as they
+ * begin; that is no surer an end than the zeros, and the search, come to its descriptor, reads
+ * where its commit goes.
+ */
+static void test_zero_tail(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint32_t last;
+
+        jm_init(&m, 4096, 16384, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 100);
+        small_transactions(&m, 23, T2027);
+        last = jm_transaction(&m, 240, false, true, T2027 + 5000, 0);
+        check_int(m.blocks[70].kind, JM_DESCRIPTOR);
+        for (uint32_t b = 71 + 77; b < last; b++)
+                m.blocks[b].kind = JM_ZERO;
+        jm_set_dirty(&m, 1, 100);
+        check_int(walk(&m, &r), 0);
+        check_int(r.best.block, last);
+        check(!r.budget_exhausted);
+        jm_free(&m);
+}
+
+/*
  * A run of zeros longer than a probe, in a newest transaction larger than those before it (a file
  * of zeros written with data=journal): the probes that meet it take it for the end, until the
  * search meets the transaction's descriptor, whose next header lies past it.
@@ -946,6 +971,7 @@ int main(void)
         test_before_5_5();
         test_zero_data();
         test_long_zero_data();
+        test_zero_tail();
         test_medium_transactions();
         test_one_gib();
         test_huge_maxlen();
