@@ -171,7 +171,13 @@ bool jbd2_header_at(struct walk *w, uint32_t pos, struct header *ret)
                 .sequence = get_be32(b + 8),
                 .next = wrap(w, (uint64_t)pos + 1 + tags),
         };
-        if (tags == w->full_tags || tags == w->full_tags_old) {
+        /*
+         * A descriptor of more tags than Linux before 5.5 listed says a newer one wrote the log:
+         * one of full_tags_old tags is then a transaction's last, not a filled one.
+         */
+        if (tags > w->full_tags_old)
+                w->after_5_5 = true;
+        if (tags == w->full_tags || (tags == w->full_tags_old && !w->after_5_5)) {
                 w->lattice = *ret;
                 w->stride = tags + 1;
         }

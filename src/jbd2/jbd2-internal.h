@@ -83,6 +83,7 @@ struct walk {
         uint32_t max_tags;      /* data blocks one descriptor can list */
         uint32_t full_tags;     /* those jbd2 lists in a descriptor before it starts the next */
         uint32_t full_tags_old; /* those Linux before 5.5 listed: at most blocksize / 12 - 1 */
+        bool after_5_5;         /* a descriptor of more tags than that was met */
         /*
          * The last descriptor met that jbd2 filled (full_tags or full_tags_old tags): in a
          * transaction that goes on, the next is stride blocks on, its tags and itself (jbd2-run.c's

@@ -473,6 +473,41 @@ static void test_before_5_5(void)
 }
 
 /*
+ * Linux 5.5 and later with 32-bit tags: a transaction whose last descriptor lists 340 tags, as
+ * many as the kernels before 5.5 filled one with, is not theirs: the descriptors before it, filled
+ * (506 tags, 404 with checksums v2), say so, and the lattice keeps their step. The torn newest
+ * transaction's start is found on it; with the step of 341, the search read back a chunk at a
+ * time and spent its budget.
+ */
+static void test_last_descriptor_340(void)
+{
+        static const uint32_t formats[] = { 0, JM_INCOMPAT_CSUM_V2 };
+
+        for (size_t f = 0; f < 2; f++)
+                for (uint32_t j = 0; j <= 20; j += 4) {
+                        struct jmodel m;
+                        struct jbd2_report r;
+                        uint32_t start, seq, last = 0, full;
+
+                        jm_init(&m, 4096, 32768, formats[f], 0, 1);
+                        full = jm_tags_per_descriptor(&m);
+                        for (uint32_t t = 0; t < 8; t++)
+                                jm_transaction(&m, 5000 + 250 * t, false, true, T2027 + t, 0);
+                        start = m.pos;
+                        seq = m.next_sequence;
+                        jm_transaction(&m, 2600, false, true, T2027 + 100, 0);
+                        for (uint32_t t = 0; t < 30; t++)
+                                last = jm_transaction(&m, 1, false, true, T2027 + 200 + t, 0);
+                        jm_transaction(&m, full * j + 340, false, false, 0, 0);
+                        jm_set_dirty(&m, start, seq);
+                        check_int(walk(&m, &r), 0);
+                        check_int(r.best.block, last);
+                        check(!r.budget_exhausted);
+                        jm_free(&m);
+                }
+}
+
+/*
  * Zeros among a transaction's data: jbd2 journals blocks that are all zeros (a bitmap emptied, a
  * file of zeros with data=journal). Transactions of about 200 blocks (bench/read-cost's c64n: a
  * directory tree copied, a sync after each) in a journal never written around, whose newest
@@ -969,6 +1004,7 @@ int main(void)
         test_lattice();
         test_torn_large();
         test_before_5_5();
+        test_last_descriptor_340();
         test_zero_data();
         test_long_zero_data();
         test_zero_tail();
