@@ -366,6 +366,27 @@ static void test_large_transactions(void)
 }
 
 /*
+ * bench/read-cost's c128w, in m (initialised, empty): transactions of thousands of blocks have come
+ * around the journal, then the live log, a transaction of 2600 blocks and `small` of one block,
+ * ends among the leftovers of one of them. Marks the log dirty from its start; returns the last
+ * commit's block. A torn transaction appended after it is then the log's newest.
+ */
+static uint32_t come_around_log(struct jmodel *m, uint32_t small)
+{
+        uint32_t start, seq, last = 0;
+
+        for (uint32_t t = 0; t < 8; t++)
+                jm_transaction(m, 5000 + 250 * t, false, true, T2027 + t, 0);
+        start = m->pos;
+        seq = m->next_sequence;
+        jm_transaction(m, 2600, false, true, T2027 + 100, 0);
+        for (uint32_t t = 0; t < small; t++)
+                last = jm_transaction(m, 1, false, true, T2027 + 200 + t, 0);
+        jm_set_dirty(m, start, seq);
+        return last;
+}
+
+/*
  * The log of bench/read-cost's c128w: transactions of thousands of blocks (directory trees
  * copied, the kernel's own commits) have come around the journal, and the live log, a large one
  * and small fsync()s, ends among the leftovers of one of them. The probes that land among its
@@ -377,17 +398,10 @@ static void test_lattice(void)
 {
         struct jmodel m;
         struct jbd2_report r;
-        uint32_t start, seq, last = 0;
+        uint32_t last;
 
         jm_init(&m, 4096, 32768, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
-        for (uint32_t t = 0; t < 8; t++)
-                jm_transaction(&m, 5000 + 250 * t, false, true, T2027 + t, 0);
-        start = m.pos;
-        seq = m.next_sequence;
-        jm_transaction(&m, 2600, false, true, T2027 + 100, 0);
-        for (uint32_t t = 0; t < 100; t++)
-                last = jm_transaction(&m, 1, false, true, T2027 + 200 + t, 0);
-        jm_set_dirty(&m, start, seq);
+        last = come_around_log(&m, 100);
         check_int(walk(&m, &r), 0);
         check_int(r.best.block, last);
         check_u64(r.best.time, S(T2027 + 299));
@@ -411,18 +425,11 @@ static void test_torn_large(void)
         for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
                 struct jmodel m;
                 struct jbd2_report r;
-                uint32_t start, seq, last = 0;
+                uint32_t last;
 
                 jm_init(&m, 4096, 32768, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
-                for (uint32_t t = 0; t < 8; t++)
-                        jm_transaction(&m, 5000 + 250 * t, false, true, T2027 + t, 0);
-                start = m.pos;
-                seq = m.next_sequence;
-                jm_transaction(&m, 2600, false, true, T2027 + 100, 0);
-                for (uint32_t t = 0; t < 100; t++)
-                        last = jm_transaction(&m, 1, false, true, T2027 + 200 + t, 0);
+                last = come_around_log(&m, 100);
                 jm_transaction(&m, sizes[i], false, false, 0, 0);
-                jm_set_dirty(&m, start, seq);
                 check_int(walk(&m, &r), 0);
                 check_int(r.best.block, last);
                 check(!r.budget_exhausted);
@@ -447,21 +454,14 @@ static void test_before_5_5(void)
                 for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
                         struct jmodel m;
                         struct jbd2_report r;
-                        uint32_t start, seq, last = 0;
+                        uint32_t last;
 
                         jm_init(&m, 4096, 32768, formats[f], 0, 1);
                         m.before_5_5 = true;
                         check_int(jm_tags_per_descriptor(&m), 340);
-                        for (uint32_t t = 0; t < 8; t++)
-                                jm_transaction(&m, 5000 + 250 * t, false, true, T2027 + t, 0);
-                        start = m.pos;
-                        seq = m.next_sequence;
-                        jm_transaction(&m, 2600, false, true, T2027 + 100, 0);
-                        for (uint32_t t = 0; t < 100; t++)
-                                last = jm_transaction(&m, 1, false, true, T2027 + 200 + t, 0);
+                        last = come_around_log(&m, 100);
                         if (sizes[i])
                                 jm_transaction(&m, sizes[i], false, false, 0, 0);
-                        jm_set_dirty(&m, start, seq);
                         check_int(walk(&m, &r), 0);
                         check_int(r.best.block, last);
                         check(!r.budget_exhausted);
@@ -487,19 +487,12 @@ static void test_last_descriptor_340(void)
                 for (uint32_t j = 0; j <= 20; j += 4) {
                         struct jmodel m;
                         struct jbd2_report r;
-                        uint32_t start, seq, last = 0, full;
+                        uint32_t last, full;
 
                         jm_init(&m, 4096, 32768, formats[f], 0, 1);
                         full = jm_tags_per_descriptor(&m);
-                        for (uint32_t t = 0; t < 8; t++)
-                                jm_transaction(&m, 5000 + 250 * t, false, true, T2027 + t, 0);
-                        start = m.pos;
-                        seq = m.next_sequence;
-                        jm_transaction(&m, 2600, false, true, T2027 + 100, 0);
-                        for (uint32_t t = 0; t < 30; t++)
-                                last = jm_transaction(&m, 1, false, true, T2027 + 200 + t, 0);
+                        last = come_around_log(&m, 30);
                         jm_transaction(&m, full * j + 340, false, false, 0, 0);
-                        jm_set_dirty(&m, start, seq);
                         check_int(walk(&m, &r), 0);
                         check_int(r.best.block, last);
                         check(!r.budget_exhausted);
