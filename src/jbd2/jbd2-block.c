@@ -177,7 +177,7 @@ bool jbd2_header_at(struct walk *w, uint32_t pos, struct header *ret)
          */
         if (tags > w->full_tags_old)
                 w->after_5_5 = true;
-        if (tags == w->full_tags || (tags == w->full_tags_old && !w->after_5_5)) {
+        if (filled(w, tags)) {
                 w->lattice = *ret;
                 w->stride = tags + 1;
         }

@@ -164,6 +164,12 @@ static inline bool all_zero(const uint8_t *p, size_t size)
         return p[0] == 0 && memcmp(p, p + 1, size - 1) == 0;
 }
 
+/* Whether a descriptor of this many tags is one jbd2 filled: not its transaction's last. */
+static inline bool filled(const struct walk *w, uint32_t tags)
+{
+        return tags == w->full_tags || (tags == w->full_tags_old && !w->after_5_5);
+}
+
 static inline bool valid_block(const struct jbd2_report *r, uint32_t block)
 {
         return block >= r->first && block <= r->last;

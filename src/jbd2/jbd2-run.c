@@ -22,6 +22,17 @@ static uint32_t probe_blocks(const struct walk *w)
         return n < CHUNK_MIN ? CHUNK_MIN : n > CHUNK_MAX ? CHUNK_MAX : (uint32_t)n;
 }
 
+/*
+ * What a probe reads first: its whole size, or a small chunk once a probe has met zeros (the log
+ * was likely never written past its end); it reads on where that holds data and no header.
+ */
+static uint32_t first_read(const struct walk *w)
+{
+        uint32_t whole = probe_blocks(w);
+
+        return w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole;
+}
+
 static uint32_t offset(const struct walk *w, const struct run *run, uint32_t pos)
 {
         return distance(w, run->pos0, pos);
@@ -193,11 +204,12 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
 
         /*
          * Once a probe has met zeros, the log was never written past its end: a small chunk says
-         * so at that cost (jbd2_find_end() makes sure of it if the run turns out to go past it),
-         * and where it holds data the probe reads on to its whole size.
+         * so at that cost (jbd2_find_end() makes sure of it if the run turns out to go past it).
+         * Where it holds data and no header, the transaction there is larger than it: the probe
+         * reads on in one read as far as a header must come, not to its size and then on again.
          */
         uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d, whole = probe_blocks(w);
-        uint32_t n = min_u32(w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole, span), read = 0, at = pos;
+        uint32_t n = min_u32(first_read(w), span), read = 0, at = pos;
 
         while (!found) {
                 bool data;
@@ -216,9 +228,9 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
                         break;
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
-                n = min_u32(read < whole                 ? whole - read
-                                : read < w->max_tags + 2 ? w->max_tags + 2 - read
-                                                         : whole,
+                n = min_u32(read < whole && !w->zeros_met ? whole - read
+                                : read < w->max_tags + 2  ? w->max_tags + 2 - read
+                                                          : whole,
                         CHUNK_MAX);
                 n = min_u32(n, span - read);
         }
@@ -425,6 +437,21 @@ static int commit_before_landing(struct walk *w, struct run *run)
 }
 
 /*
+ * Whether the run's next header is a large transaction's commit, to be read before probing: its
+ * last header is the transaction's last descriptor (one jbd2 did not fill) and lists more data
+ * blocks than the smallest probe reads. A dirty log starts where jbd2 last checkpointed (a sync,
+ * the log running short), and the transactions committed since are often the one there and one
+ * or two more: the commit and the blocks after it, one small read, then end the search, where
+ * each probe halving the journal would read a transaction's length.
+ */
+static bool step_to_commit(const struct walk *w, const struct run *run)
+{
+        uint32_t tags = distance(w, run->last.pos, run->last.next) - 1;
+
+        return run->last.type == BLOCK_DESCRIPTOR && tags > CHUNK_MIN && !filled(w, tags);
+}
+
+/*
  * Finds the end of the run: follows it where that costs a read or so, and
  * elsewhere probes between the last header known and where the run surely
  * ends, by interpolation on sequence numbers when the newest one is known,
@@ -435,6 +462,7 @@ int jbd2_find_end(struct walk *w, struct run *run)
 {
         unsigned interpolated = 0;
         uint32_t width = run->hi;
+        bool stepped = false;
         int k;
 
         for (;;) {
@@ -448,7 +476,12 @@ int jbd2_find_end(struct walk *w, struct run *run)
                         continue;
                 }
                 uint32_t nk = offset(w, run, run->last.next), gap = run->hi - nk;
-                uint32_t chunk = probe_blocks(w);
+                /*
+                 * What is left is read in one go when it is about two probes' worth; once zeros
+                 * were met probes read a small chunk first, and halving costs fewer blocks.
+                 */
+                uint32_t chunk = probe_blocks(w),
+                         tail = w->zeros_met || 2 * chunk < TAIL_BLOCKS ? TAIL_BLOCKS : 2 * chunk;
 
                 if (jbd2_is_held(w, run->last.next)) {
                         /* Unreadable: look for the run beyond it. */
@@ -457,7 +490,10 @@ int jbd2_find_end(struct walk *w, struct run *run)
                                 k = probe(w, run, nk + 1);
                         else
                                 run->ended = true;
-                } else if (gap <= 2 * chunk || gap <= TAIL_BLOCKS) {
+                } else if (step_to_commit(w, run) && (!stepped || gap <= tail)) {
+                        stepped = true;
+                        k = jbd2_load(w, run->last.next, START_CHUNK);
+                } else if (gap <= tail) {
                         k = jbd2_load(w, run->last.next, gap);
                 } else {
                         /* Interpolation while it narrows the span by half, halving when it does not. */
@@ -474,7 +510,7 @@ int jbd2_find_end(struct walk *w, struct run *run)
 
                         width = run->hi - nk;
                         interpolated = bisect ? 0 : interpolated + 1;
-                        k = d - nk < chunk ? jbd2_load(w, run->last.next, chunk) : probe(w, run, d);
+                        k = d - nk < first_read(w) ? jbd2_load(w, run->last.next, chunk) : probe(w, run, d);
                 }
                 if (k < 0)
                         return k;
