@@ -412,6 +412,47 @@ static void test_lattice(void)
 }
 
 /*
+ * The log of bench/read-cost's c64: trees copied with a sync after each, transactions of about
+ * 210 blocks come around the journal twice, and a sync moved the start of the log just before the
+ * last copy: the live log is one large transaction and a small one. The first one's commit, read
+ * before any probe, ends the search: 3 reads and 33 blocks (the journal's superblock, the start,
+ * the commit and what follows it), where halving the journal with probes of a transaction's size
+ * took 9 reads and 1344 blocks. With 40 small transactions after it the search probes on, and
+ * pays: 11 reads and 781 blocks, where it took 8 and 1092 (the smaller mean size the commit
+ * gives makes the probes smaller, and more of them read on).
+ */
+static void test_checkpointed_start(void)
+{
+        static const uint32_t smalls[] = { 1, 2, 40 };
+
+        for (size_t i = 0; i < sizeof(smalls) / sizeof(smalls[0]); i++) {
+                struct jmodel m;
+                struct jbd2_report r;
+                uint32_t start, seq, last = 0;
+
+                jm_init(&m, 4096, 16384, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+                for (uint32_t t = 0; t < 150; t++)
+                        jm_transaction(&m, 205 + t % 7, false, true, T2027 + t, 0);
+                start = m.pos;
+                seq = m.next_sequence;
+                jm_transaction(&m, 211, false, true, T2027 + 200, 0);
+                for (uint32_t t = 0; t < smalls[i]; t++)
+                        last = jm_transaction(&m, 5, false, true, T2027 + 201 + t, 0);
+                jm_set_dirty(&m, start, seq);
+                check_int(walk(&m, &r), 0);
+                check_int(r.best.block, last);
+                check_u64(r.best.time, S(T2027 + 200 + smalls[i]));
+                printf("A checkpointed start, one large transaction and %u small: %u reads, %u blocks\n",
+                        smalls[i], r.reads, r.blocks_read);
+                if (smalls[i] <= 2)
+                        check(r.reads <= 3 && r.blocks_read <= 40);
+                else
+                        check(r.reads <= 12);
+                jm_free(&m);
+        }
+}
+
+/*
  * A large transaction torn by a power cut, the newest, after the log of test_lattice: the probes
  * land on its descriptors, which have no commit; the answer is the commit before its start, which
  * its descriptors' lattice finds a block a read once a chunk read back has not. Reading back to it
@@ -995,6 +1036,7 @@ int main(void)
         test_wrong_clock_boots();
         test_large_transactions();
         test_lattice();
+        test_checkpointed_start();
         test_torn_large();
         test_before_5_5();
         test_last_descriptor_340();
