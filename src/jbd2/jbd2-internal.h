@@ -58,6 +58,9 @@ enum {
  */
 #define SEQUENCE_GAP_MAX 4u
 
+/* Probes of zeros remembered while the run may yet go past them (a halving each: 32 at most). */
+#define ZEROS_MAX 32u
+
 /* Unreadable blocks remembered, so that a block read again is not counted again. */
 #define BAD_MAX 64u
 
@@ -97,7 +100,8 @@ struct walk {
         uint32_t held_pos, held_n;
         /* What the log has shown of the size of its transactions. */
         uint64_t seen_blocks, seen_transactions;
-        bool zeros_met; /* a probe found nothing but zeros: the log was never written there */
+        uint32_t largest; /* the largest transaction the run has shown whole, in blocks */
+        bool zeros_met;   /* a probe found nothing but zeros: the log was never written there */
         /* Blocks that could not be read, counted once each in the report. */
         uint32_t bad[BAD_MAX];
         unsigned n_bad;
@@ -112,9 +116,12 @@ struct run {
         uint32_t pos0, seq0;
         uint32_t
                 target; /* the sequence number of the newest transaction, when the superblock says; else 0 */
-        struct header last;        /* the furthest header of the run known */
-        uint32_t hi;               /* the run ends before this offset */
-        uint32_t hi_sure;          /* 0, or where it surely ends when a probe of zeros set hi */
+        struct header last; /* the furthest header of the run known */
+        uint32_t hi;        /* the run ends before this offset */
+        uint32_t hi_sure;   /* 0, or where it surely ends when a probe of zeros set hi */
+        /* The other probes of zeros between hi and hi_sure, the nearest last: bounds as unsure. */
+        uint32_t zeros[ZEROS_MAX];
+        unsigned n_zeros;
         bool ended;                /* last is the run's last header */
         struct jbd2_commit commit; /* the newest commit of the run known */
         uint32_t commit_pos;

@@ -17,20 +17,22 @@ static uint32_t probe_blocks(const struct walk *w)
 
         if (w->seen_transactions > 0) {
                 uint64_t size = (w->seen_blocks + w->seen_transactions - 1) / w->seen_transactions;
-                n = size + 2;
+                n = (size > w->largest ? size : w->largest) + 2;
         }
         return n < CHUNK_MIN ? CHUNK_MIN : n > CHUNK_MAX ? CHUNK_MAX : (uint32_t)n;
 }
 
 /*
- * What a probe reads first: its whole size, or a small chunk once a probe has met zeros (the log
- * was likely never written past its end); it reads on where that holds data and no header.
+ * What a probe reads first: half its size (a header lies anywhere in it, as likely in either
+ * half: on today's cards the bytes of the other half cost more than a read, on the seed's card
+ * about as much), or a small chunk once a probe has met zeros (the log was likely never written
+ * past its end); it reads on where that holds data and no header.
  */
 static uint32_t first_read(const struct walk *w)
 {
         uint32_t whole = probe_blocks(w);
 
-        return w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole;
+        return w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole / 2 < CHUNK_MIN ? whole : whole / 2;
 }
 
 static uint32_t offset(const struct walk *w, const struct run *run, uint32_t pos)
@@ -60,6 +62,12 @@ void jbd2_take(struct walk *w, struct run *run, const struct header *h)
         }
         if (h->type != BLOCK_COMMIT)
                 return;
+        uint32_t size = h->sequence == run->seq0 ? offset(w, run, h->pos) + 1
+                : run->commit.found && h->sequence == run->commit.sequence + 1
+                ? distance(w, run->commit_pos, h->pos)
+                : 0;
+        if (size > w->largest)
+                w->largest = size;
         run->commit = jbd2_commit_of(w, h);
         run->commit_pos = h->pos;
         run->landed = false;
@@ -166,10 +174,16 @@ static uint32_t on_lattice(const struct walk *w, const struct run *run, uint32_t
  */
 static int look_on_lattice(struct walk *w, const struct run *run, uint32_t *d, struct header *h)
 {
-        uint32_t q = on_lattice(w, run, *d, offset(w, run, run->last.next), run->hi);
+        uint32_t q = on_lattice(w, run, *d, offset(w, run, run->last.next), run->hi),
+                 seq = w->lattice.sequence;
         char buf[128];
 
         if (q == UINT32_MAX)
+                return 0;
+        /* A transaction of the run that the run has gone past does not go on beyond it. */
+        if (!seq_after(run->seq0, seq) &&
+                (seq_after(run->last.sequence, seq) ||
+                        (seq == run->last.sequence && run->last.type == BLOCK_COMMIT)))
                 return 0;
         uint32_t qpos = wrap(w, (uint64_t)run->pos0 + q), anchor = w->lattice.pos;
         int k = jbd2_load(w, qpos, 1);
@@ -261,8 +275,11 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
          * come, is the end for sure.
          */
         if (!found && (!with_data || (read < w->max_tags + 2 && run->hi_sure))) {
-                if (!run->hi_sure)
+                if (!run->hi_sure) {
                         run->hi_sure = run->hi;
+                        run->n_zeros = 0;
+                } else if (run->n_zeros < ZEROS_MAX)
+                        run->zeros[run->n_zeros++] = run->hi; /* an earlier probe of zeros */
         } else
                 run->hi_sure = 0;
         run->hi = d;
@@ -292,8 +309,15 @@ static int goes_on_past_zeros(struct walk *w, struct run *run)
                 return 0;
         log_debug("journal: the run goes on past the zeros at offset %u: %s", (unsigned)run->hi,
                 jbd2_describe(w, &h, (char[128]){ 0 }, 128));
-        run->hi = run->hi_sure;
-        run->hi_sure = 0;
+        /* The probes of zeros further on still bound it, as unsure as before; past them, the sure one. */
+        while (run->n_zeros > 0 && run->zeros[run->n_zeros - 1] <= off)
+                run->n_zeros--;
+        if (run->n_zeros > 0)
+                run->hi = run->zeros[--run->n_zeros];
+        else {
+                run->hi = run->hi_sure;
+                run->hi_sure = 0;
+        }
         run->ended = false;
         return 1;
 }
