@@ -23,16 +23,22 @@ static uint32_t probe_blocks(const struct walk *w)
 }
 
 /*
- * What a probe reads first: half its size (a header lies anywhere in it, as likely in either
- * half: on today's cards the bytes of the other half cost more than a read, on the seed's card
- * about as much), or a small chunk once a probe has met zeros (the log was likely never written
- * past its end); it reads on where that holds data and no header.
+ * What a probe of span blocks reads first; it reads on where that holds data and no header. Half
+ * its size: a header lies anywhere in it, as likely in either half, and on today's cards the
+ * bytes of the other half cost more than a read, on the seed's card about as much. Once a probe
+ * has met zeros, the log was likely never written past its end: a small chunk says so at that
+ * cost (jbd2_find_end() makes sure of it if the run turns out to go past it). And what the probe
+ * would leave, were the run to go on past it, is read with it: one read where a probe and then
+ * the rest of the gap would be two (on the seed's card a read costs more than TAIL_BLOCKS blocks).
  */
-static uint32_t first_read(const struct walk *w)
+static uint32_t first_read(const struct walk *w, uint32_t span)
 {
-        uint32_t whole = probe_blocks(w);
+        uint32_t whole = probe_blocks(w), n;
 
-        return w->zeros_met ? min_u32(CHUNK_MIN, whole) : whole / 2 < CHUNK_MIN ? whole : whole / 2;
+        if (w->zeros_met)
+                return min_u32(min_u32(CHUNK_MIN, whole), span);
+        n = min_u32(whole / 2 < CHUNK_MIN ? whole : whole / 2, span);
+        return span - n <= TAIL_BLOCKS ? span : n;
 }
 
 static uint32_t offset(const struct walk *w, const struct run *run, uint32_t pos)
@@ -134,12 +140,13 @@ bool jbd2_first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *
 
 /*
  * How far from a full descriptor the lattice is looked at, in strides: a look that misses costs
- * a read more, one that lands saves a chunk. On bench/read-cost's disks (directory trees
- * copied in transactions of 10 to 40 descriptors) 16 paid best; 4 and 64 less. The property
- * test's generated histories, whose large transactions are most often a few descriptors long,
- * pay for it: half a read more on average (test-jbd2-property prints the means), as many blocks.
+ * a read more, one that lands saves a probe's first read. On bench/read-cost's disks (directory
+ * trees copied in transactions of 10 to 40 descriptors) 16 paid best while probes read their
+ * whole size first; with half of it first, 8 (c128w-dirty: 11 reads where 12; 4 read more
+ * blocks), and fewer reads on the generated logs of the unit tests (test-jbd2-zeros: 11.3 a
+ * search, 11.6 with 16).
  */
-#define LATTICE_STRIDES 16
+#define LATTICE_STRIDES 8
 
 /*
  * The block of the lattice nearest offset d, strictly between lo and hi: jbd2 fills every
@@ -216,14 +223,8 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 return r;
         found = r == 1;
 
-        /*
-         * Once a probe has met zeros, the log was never written past its end: a small chunk says
-         * so at that cost (jbd2_find_end() makes sure of it if the run turns out to go past it).
-         * Where it holds data and no header, the transaction there is larger than it: the probe
-         * reads on in one read as far as a header must come, not to its size and then on again.
-         */
         uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d, whole = probe_blocks(w);
-        uint32_t n = min_u32(first_read(w), span), read = 0, at = pos;
+        uint32_t n = first_read(w, span), read = 0, at = pos;
 
         while (!found) {
                 bool data;
@@ -242,9 +243,9 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
                         break;
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
-                n = min_u32(read < whole && !w->zeros_met ? whole - read
-                                : read < w->max_tags + 2  ? w->max_tags + 2 - read
-                                                          : whole,
+                n = min_u32(read < whole                 ? whole - read
+                                : read < w->max_tags + 2 ? w->max_tags + 2 - read
+                                                         : whole,
                         CHUNK_MAX);
                 n = min_u32(n, span - read);
         }
@@ -534,7 +535,8 @@ int jbd2_find_end(struct walk *w, struct run *run)
 
                         width = run->hi - nk;
                         interpolated = bisect ? 0 : interpolated + 1;
-                        k = d - nk < first_read(w) ? jbd2_load(w, run->last.next, chunk) : probe(w, run, d);
+                        k = d - nk < first_read(w, UINT32_MAX) ? jbd2_load(w, run->last.next, chunk)
+                                                               : probe(w, run, d);
                 }
                 if (k < 0)
                         return k;

@@ -406,9 +406,24 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct window *window,
         w.buf = buf;
         w.unreadable = unreadable;
 
-        rep.blocks_read = 1;
+        /*
+         * The journal superblock and the blocks after it, in one read: where the log starts at its
+         * first block (Linux before 6.5 restarts it there at every mount, and a log that has not
+         * come around starts there), they are the first the search reads; elsewhere they cost
+         * START_CHUNK blocks more in a read made anyway. Not when they could not be read again
+         * without the superblock within the budget.
+         */
+        uint32_t ahead = budget >= 2 && src->max_blocks > src->sb_block + 1 + START_CHUNK ? START_CHUNK : 0;
+
+        rep.blocks_read = 1 + ahead;
         rep.reads = 1;
-        r = src->read(src->userdata, src->sb_block, 1, w.buf);
+        r = src->read(src->userdata, src->sb_block, 1 + ahead, w.buf);
+        if (r < 0 && ahead > 0) {
+                ahead = 0;
+                rep.blocks_read++;
+                rep.reads++;
+                r = src->read(src->userdata, src->sb_block, 1, w.buf);
+        }
         if (r < 0) {
                 *ret_reason = "cannot read the journal superblock";
                 return r;
@@ -416,6 +431,11 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct window *window,
         r = jbd2_parse_superblock(&w, ret_reason);
         if (r < 0)
                 return r;
+        if (ahead > 0 && rep.first == src->sb_block + 1) {
+                w.held_n = min_u32(ahead, w.length);
+                memmove(w.buf, w.buf + src->blocksize, (size_t)w.held_n * src->blocksize);
+                memset(w.unreadable, 0, w.held_n);
+        }
 
         /* A dirty log holds at most a transaction a block from s_sequence on; within half the numbers. */
         w.max = rep.dirty ? rep.sequence + min_u32(w.length, INT32_MAX) - 1 : rep.sequence - 1;

@@ -161,7 +161,7 @@ static void test_clean_head(void)
         check_int(r.best.sequence, 7 + 599);
         check_u64(r.best.time, S(T2027 + 599));
         check_int(r.reads, 2);
-        check_int(r.blocks_read, 2);
+        check_int(r.blocks_read, 2 + 16); /* the superblock's read takes the 16 blocks after it */
         jm_free(&m);
 }
 
@@ -407,7 +407,7 @@ static uint32_t come_around_log(struct jmodel *m, uint32_t small)
  * data find its descriptors on their lattice, a block each: 1041 blocks in 13 reads, where a
  * chunk each read 1723 in 11 (on the seed's card, 37 ms a read and 0.23 ms a block: 724 ms
  * where it was 808; on today's, 0.5 ms and 0.05 ms: 60 where it was 94). Probes sized by the
- * largest transaction seen, half read first: 787 blocks in 11 reads (590 ms, 46 ms).
+ * largest transaction seen, half read first: 803 blocks in 10 reads (557 ms, 46 ms).
  */
 static void test_lattice(void)
 {
@@ -430,11 +430,11 @@ static void test_lattice(void)
  * The log of bench/read-cost's c64: trees copied with a sync after each, transactions of about
  * 210 blocks come around the journal twice, and a sync moved the start of the log just before the
  * last copy: the live log is one large transaction and a small one. The first one's commit, read
- * before any probe, ends the search: 3 reads and 33 blocks (the journal's superblock, the start,
- * the commit and what follows it), where halving the journal with probes of a transaction's size
- * took 9 reads and 1344 blocks. With 40 small transactions after it the search probes on: 11
- * reads and 784 blocks, where it took 8 and 1092: dearer on the seed's card (589 ms, 550
- * before), cheaper on today's (46 ms, 60).
+ * before any probe, ends the search: 3 reads and 49 blocks (the journal's superblock and the 16
+ * blocks after it, the start, the commit and what follows it), where halving the journal with
+ * probes of a transaction's size took 9 reads and 1344 blocks. With 40 small transactions after
+ * it the search probes on: 11 reads and 800 blocks, where it took 8 and 1092: dearer on the
+ * seed's card (593 ms, 550 before), cheaper on today's (47 ms, 60).
  */
 static void test_checkpointed_start(void)
 {
@@ -460,7 +460,7 @@ static void test_checkpointed_start(void)
                 printf("A checkpointed start, one large transaction and %u small: %u reads, %u blocks\n",
                         smalls[i], r.reads, r.blocks_read);
                 if (smalls[i] <= 2)
-                        check(r.reads <= 3 && r.blocks_read <= 40);
+                        check(r.reads <= 3 && r.blocks_read <= 50);
                 else
                         check(r.reads <= 12);
                 jm_free(&m);
@@ -471,10 +471,10 @@ static void test_checkpointed_start(void)
  * A large transaction torn by a power cut, the newest, after the log of test_lattice: the probes
  * land on its descriptors, which have no commit; the answer is the commit before its start, which
  * its descriptors' lattice finds a block a read once a chunk read back has not. Reading back to it
- * a chunk a read took 29 reads and 5905 blocks for 5000 blocks (now 18 and 1062), and spent the
+ * a chunk a read took 29 reads and 5905 blocks for 5000 blocks (now 17 and 1078), and spent the
  * default budget for 8000. Probes that read half their size first trade reads for blocks: 8000
- * takes 23 reads and 1718 blocks where it took 20 and 2182, about as dear on the seed's card
- * (1251 ms, 1248 before) and cheaper on today's (100 ms, 122).
+ * takes 23 reads and 1862 blocks where it took 20 and 2182, a little dearer on the seed's card
+ * (1284 ms, 1248 before) and cheaper on today's (107 ms, 122).
  */
 static void test_torn_large(void)
 {
@@ -501,7 +501,10 @@ static void test_torn_large(void)
 /*
  * The same logs as Linux before 5.5 wrote them with 32-bit tags: a descriptor closed at 340
  * tags in 4 KiB, not 506 (no checksums) or 404 (checksums v2). The lattice is theirs too:
- * large transactions' descriptors looked at a block a read, a torn one's start halved.
+ * large transactions' descriptors looked at a block a read, a torn one's start halved. The
+ * dearest, a torn transaction of 8000 blocks without checksums, takes 25 reads and 2626 blocks
+ * (1536 ms on the seed's card, 147 ms on today's), where it took 22 and 2597 (1418, 144); the
+ * others fewer reads than they took.
  */
 static void test_before_5_5(void)
 {
@@ -523,7 +526,7 @@ static void test_before_5_5(void)
                         check_int(walk(&m, &r), 0);
                         check_int(r.best.block, last);
                         check(!r.budget_exhausted);
-                        check(r.reads <= 24);
+                        check(seed_card_ms(&r, 4096) <= 1550 && todays_card_ms(&r, 4096) <= 150);
                         printf("Linux before 5.5, incompat %#x, torn transaction of %u blocks: %u reads, %u blocks\n",
                                 formats[f], sizes[i], r.reads, r.blocks_read);
                         jm_free(&m);
