@@ -45,6 +45,11 @@ struct iocache {
         bool desc_failed; /* one of them could not be read, and was given as zeros */
 };
 
+static unsigned max_u(unsigned a, unsigned b)
+{
+        return a > b ? a : b;
+}
+
 static void drop_blocks(struct iocache *c)
 {
         for (unsigned i = 0; i < c->n_slots; i++)
@@ -101,9 +106,7 @@ static void keep_block(io_channel channel, unsigned long long block, const void 
         struct cached_block *slot;
 
         if (c->n_slots == 0) {
-                unsigned n = IOCACHE_BYTES / (unsigned)channel->block_size;
-                if (n < IOCACHE_MIN_BLOCKS)
-                        n = IOCACHE_MIN_BLOCKS;
+                unsigned n = max_u(IOCACHE_BYTES / (unsigned)channel->block_size, IOCACHE_MIN_BLOCKS);
                 /* Out of memory: the reads go on, uncached. */
                 if (ext2fs_get_arrayzero(n, sizeof(*c->slots), &c->slots) != 0)
                         return;
@@ -178,8 +181,14 @@ static errcode_t read_blocks(io_channel channel, unsigned long long block, int c
                 c->asked += n;
         }
         /* A negative count is a number of bytes (the superblock's 1 KiB): read as asked. */
-        if (count < 0 || count > IOCACHE_RUN_MAX)
+        if (count < 0)
                 return io_channel_read_blk64(c->device, block, count, data);
+        /* A longer run goes to the device as it is, unless every block of it is kept (prefetched). */
+        if (count > IOCACHE_RUN_MAX) {
+                for (int i = 0; i < count; i++)
+                        if (!find_block(c, block + (unsigned)i))
+                                return io_channel_read_blk64(c->device, block, count, data);
+        }
 
         while (count > 0) {
                 struct cached_block *b = find_block(c, block);
@@ -358,4 +367,21 @@ unsigned iocache_budget_asked(struct struct_io_channel *channel, bool *ret_spent
         if (ret_spent)
                 *ret_spent = c && c->budget_spent;
         return c ? c->asked : 0;
+}
+
+void iocache_prefetch(struct struct_io_channel *channel, unsigned long long block, unsigned count)
+{
+        struct iocache *c = iocache_of(channel);
+        void *buf = NULL;
+
+        if (!c || count == 0 ||
+                count > max_u(IOCACHE_BYTES / (unsigned)channel->block_size, IOCACHE_MIN_BLOCKS) / 2 ||
+                ext2fs_get_array(count, (unsigned long)channel->block_size, &buf) != 0)
+                return;
+        /* A hint: a run that cannot be read is read again as asked, block by block. */
+        if (io_channel_read_blk64(c->device, block, (int)count, buf) == 0)
+                for (unsigned i = 0; i < count; i++)
+                        keep_block(
+                                channel, block + i, (char *)buf + (size_t)i * (size_t)channel->block_size);
+        ext2fs_free_mem(&buf);
 }

@@ -47,3 +47,10 @@ bool iocache_descriptor_failed(struct struct_io_channel *channel);
 
 /* The blocks asked for since the budget was set, and whether a read was refused for it. */
 unsigned iocache_budget_asked(struct struct_io_channel *channel, bool *ret_spent);
+/*
+ * Reads count blocks from block in one read of the device and keeps them (no more than half of
+ * what the cache holds; else nothing is done): a hint, where the blocks that will be asked for next are
+ * known to follow each other (a journal's extent block and its first blocks, as mke2fs lays them out). A run
+ * asked for later is answered from the cache when all of it is kept. Errors are ignored.
+ */
+void iocache_prefetch(struct struct_io_channel *channel, unsigned long long block, unsigned count);

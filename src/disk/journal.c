@@ -167,6 +167,28 @@ static int failed(struct journal_report *r, int error, const char *reason)
         return error;
 }
 
+/*
+ * mke2fs puts the extent block that maps a large journal (more extents than the inode holds: 1 GiB
+ * of 4 KiB blocks) just before the journal's first block: read with it and the blocks the search
+ * reads first, in one read where there would be two. A guess, read through the cache: where the
+ * journal lies elsewhere, its blocks are read as asked, JBD2_FIRST_READ blocks more read.
+ */
+static void prefetch_map(struct inode_journal *j)
+{
+        ext2_extent_handle_t h;
+        struct ext2fs_extent e;
+        struct ext2_extent_info info;
+
+        if (!(j->inode.i_flags & EXT4_EXTENTS_FL) || ext2fs_extent_open2(j->fs, j->ino, &j->inode, &h) != 0)
+                return;
+        /* The root, in the inode, read nothing: its first entry names the block that maps block 0. */
+        if (ext2fs_extent_get_info(h, &info) == 0 && info.max_depth == 1 &&
+                ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &e) == 0 && e.e_lblk == 0 &&
+                e.e_pblk + 1 + JBD2_FIRST_READ <= ext2fs_blocks_count(j->fs->super))
+                iocache_prefetch(j->fs->io, e.e_pblk, 1 + JBD2_FIRST_READ);
+        ext2fs_extent_free(h);
+}
+
 static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct window *window, unsigned budget,
         struct journal_report *r)
 {
@@ -182,6 +204,7 @@ static int walk_inode(ext2_filsys fs, struct inode_journal *j, const struct wind
 
         j->blocks = src.max_blocks;
         j->dev = (struct device_reads){ .io = fs->io, .blocksize = fs->blocksize };
+        prefetch_map(j);
         k = jbd2_find_commit(&src, window, budget, &r->jbd2, &r->reason);
         device_reads_done(&j->dev, &r->jbd2, k);
         return k;

@@ -413,7 +413,8 @@ int jbd2_find_commit(const struct jbd2_source *src, const struct window *window,
          * START_CHUNK blocks more in a read made anyway. Not when they could not be read again
          * without the superblock within the budget.
          */
-        uint32_t ahead = budget >= 2 && src->max_blocks > src->sb_block + 1 + START_CHUNK ? START_CHUNK : 0;
+        _Static_assert(JBD2_FIRST_READ == 1 + START_CHUNK, "the first read holds the start chunk");
+        uint32_t ahead = budget >= 2 && src->max_blocks > src->sb_block + JBD2_FIRST_READ ? START_CHUNK : 0;
 
         rep.blocks_read = 1 + ahead;
         rep.reads = 1;

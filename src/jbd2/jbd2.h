@@ -30,6 +30,12 @@
  */
 typedef int (*jbd2_read_fn)(void *userdata, uint64_t block, uint32_t count, void *buf);
 
+/*
+ * The blocks of the search's first read: the journal superblock and those after it, where the
+ * log starts when it starts at its first block.
+ */
+#define JBD2_FIRST_READ 17u
+
 struct jbd2_source {
         jbd2_read_fn read;
         void *userdata;
