@@ -381,7 +381,8 @@ void iocache_prefetch(struct struct_io_channel *channel, unsigned long long bloc
         /* A hint: a run that cannot be read is read again as asked, block by block. */
         if (io_channel_read_blk64(c->device, block, (int)count, buf) == 0)
                 for (unsigned i = 0; i < count; i++)
-                        keep_block(
-                                channel, block + i, (char *)buf + (size_t)i * (size_t)channel->block_size);
+                        if (!find_block(c, block + i)) /* kept already: not twice */
+                                keep_block(channel, block + i,
+                                        (char *)buf + (size_t)i * (size_t)channel->block_size);
         ext2fs_free_mem(&buf);
 }

@@ -41,12 +41,9 @@ static uint64_t channel_bytes_read(io_channel io)
         return stats->bytes_read;
 }
 
-/* Reads count blocks at physical into buf: 0 or -EIO. */
-static int counted_read(struct device_reads *d, blk64_t physical, uint32_t count, void *buf)
+/* For -v: counts a read of the device since `before` (channel_bytes_read()), if one reached it. */
+static void count_read(struct device_reads *d, uint64_t before)
 {
-        uint64_t before = log_debug_enabled() ? channel_bytes_read(d->io) : 0;
-        errcode_t e = io_channel_read_blk64(d->io, physical, (int)count, buf);
-
         if (log_debug_enabled()) {
                 uint64_t after = channel_bytes_read(d->io);
                 if (after > before) {
@@ -54,6 +51,15 @@ static int counted_read(struct device_reads *d, blk64_t physical, uint32_t count
                         d->bytes_read += after - before;
                 }
         }
+}
+
+/* Reads count blocks at physical into buf: 0 or -EIO. */
+static int counted_read(struct device_reads *d, blk64_t physical, uint32_t count, void *buf)
+{
+        uint64_t before = log_debug_enabled() ? channel_bytes_read(d->io) : 0;
+        errcode_t e = io_channel_read_blk64(d->io, physical, (int)count, buf);
+
+        count_read(d, before);
         return e == 0 ? 0 : -EIO;
 }
 
@@ -184,8 +190,12 @@ static void prefetch_map(struct inode_journal *j)
         /* The root, in the inode, read nothing: its first entry names the block that maps block 0. */
         if (ext2fs_extent_get_info(h, &info) == 0 && info.max_depth == 1 &&
                 ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &e) == 0 && e.e_lblk == 0 &&
-                e.e_pblk + 1 + JBD2_FIRST_READ <= ext2fs_blocks_count(j->fs->super))
+                e.e_pblk + 1 + JBD2_FIRST_READ <= ext2fs_blocks_count(j->fs->super)) {
+                uint64_t before = log_debug_enabled() ? channel_bytes_read(j->fs->io) : 0;
+
                 iocache_prefetch(j->fs->io, e.e_pblk, 1 + JBD2_FIRST_READ);
+                count_read(&j->dev, before);
+        }
         ext2fs_extent_free(h);
 }
 
