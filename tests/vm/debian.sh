@@ -497,7 +497,7 @@ vm_debian_qemu() {
         done
         [ -n "${KERNEL:-}" ] || vm_kernel
         vm_pc_cmdline
-        VM_DEBIAN_CMD=(qemu-system-x86_64 -M pc -smp 2 -m 512M -nographic $(vm_nic) -no-reboot
+        VM_DEBIAN_CMD=(qemu-system-x86_64 -M pc $VM_PC_CPU -smp 2 -m 512M -nographic $(vm_nic) -no-reboot
                 -kernel "$KERNEL" -initrd "$initrd"
                 -append "console=ttyS0 panic=-1 reboot=t $VM_PC_CMDLINE root=/dev/vda ro $append"
                 -drive "file=$disk,format=raw,if=virtio" "${rtc[@]}" "$@")

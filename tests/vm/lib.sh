@@ -30,7 +30,16 @@ esac
 # panics when no way it tries does ("IO-APIC + timer doesn't work!"): on a busy host the emulated
 # CPU can miss those ticks, and a systemd boot of vm-systemd panicked so on this machine with two
 # other guests running. no_timer_check skips the check; QEMU's timer is wired as the kernel expects.
-VM_PC_APPEND="no_timer_check"
+#
+# A guest's kernel seeds its random number generator from interrupt timings, and until it is seeded
+# getrandom() blocks; under emulation on a busy host those timings come slowly, and the 6.1
+# kernel's fallback (try_to_generate_entropy(), a timer raced against the CPU) can spin: a
+# systemctl of vm-layout's guest sat in getrandom() until a soft lockup, and the test's time limit.
+# QEMU's emulated CPU can have RDRAND (VM_PC_CPU), and a kernel that trusts the CPU's generator
+# (random.trust_cpu=on, Debian's default) is seeded from it before init runs.
+VM_PC_APPEND="no_timer_check random.trust_cpu=on"
+# QEMU's CPU of every PC guest: its default with RDRAND
+VM_PC_CPU="-cpu qemu64,+rdrand"
 
 # vm_pc_cmdline: sets VM_PC_CMDLINE to the kernel arguments of every PC guest: the host's TSC
 # frequency (tsc_early_khz=, measured once by tsc-khz, TSC_KHZ; why: vm_boot) and VM_PC_APPEND.
@@ -260,6 +269,8 @@ vm_boot() {
                 # one would only make the guest's clock run fast or slow.
                 vm_pc_cmdline
                 console+=" $VM_PC_CMDLINE"
+                # shellcheck disable=SC2206 # the words of VM_PC_CPU
+                machine+=($VM_PC_CPU)
         else
                 # No network card: the guests need none, and QEMU's user network would be one more
                 # thing to emulate.
