@@ -45,9 +45,12 @@ struct iocache {
         bool desc_failed; /* one of them could not be read, and was given as zeros */
 };
 
-static unsigned max_u(unsigned a, unsigned b)
+/* The blocks the cache holds: IOCACHE_BYTES of them, IOCACHE_MIN_BLOCKS at least. */
+static unsigned cache_blocks(const struct struct_io_channel *channel)
 {
-        return a > b ? a : b;
+        unsigned n = IOCACHE_BYTES / (unsigned)channel->block_size;
+
+        return n > IOCACHE_MIN_BLOCKS ? n : IOCACHE_MIN_BLOCKS;
 }
 
 static void drop_blocks(struct iocache *c)
@@ -106,7 +109,7 @@ static void keep_block(io_channel channel, unsigned long long block, const void 
         struct cached_block *slot;
 
         if (c->n_slots == 0) {
-                unsigned n = max_u(IOCACHE_BYTES / (unsigned)channel->block_size, IOCACHE_MIN_BLOCKS);
+                unsigned n = cache_blocks(channel);
                 /* Out of memory: the reads go on, uncached. */
                 if (ext2fs_get_arrayzero(n, sizeof(*c->slots), &c->slots) != 0)
                         return;
@@ -374,8 +377,7 @@ void iocache_prefetch(struct struct_io_channel *channel, unsigned long long bloc
         struct iocache *c = iocache_of(channel);
         void *buf = NULL;
 
-        if (!c || count == 0 ||
-                count > max_u(IOCACHE_BYTES / (unsigned)channel->block_size, IOCACHE_MIN_BLOCKS) / 2 ||
+        if (!c || count == 0 || count > cache_blocks(channel) / 2 ||
                 ext2fs_get_array(count, (unsigned long)channel->block_size, &buf) != 0)
                 return;
         /* A hint: a run that cannot be read is read again as asked, block by block. */
