@@ -17,11 +17,15 @@ fi
 
 tmp_dir /tmp/clockfix-test.XXXXXX
 chmod 755 "$TMP"
-# The loop devices of attach, detached at exit (before $TMP, which holds their images, goes)
-LOOPS=()
+# detach_loops: detaches the loop devices of the test's images (those whose backing file is under
+# $TMP), as the test ends (before $TMP goes) or when it calls it. Found by their backing file,
+# never by a device name kept from attach: a test may detach a device itself, and another test
+# running at the same time may hold the same name by then.
 detach_loops() {
         local l
-        for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+        for l in $(losetup -l -n -O NAME,BACK-FILE | awk -v t="$TMP/" 'index($2, t) == 1 { print $1 }'); do
+                losetup -d "$l" 2>/dev/null || true
+        done
 }
 at_exit detach_loops
 
@@ -286,7 +290,6 @@ jqo() {
 # attach IMAGE: sets DEV to a loop device for the image, detached when the test ends
 attach() {
         DEV=$(losetup -f --show -P "$1")
-        LOOPS+=("$DEV")
 }
 
 # logdump_last IMAGE [JOURNAL-DEVICE]: "SEQUENCE BLOCK" of the last commit block that e2fsprogs'
