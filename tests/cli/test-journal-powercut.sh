@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The case clockfix is for: a board that wrote to its root filesystem for a while, then lost power.
-# The kernel mounts an image, files are written and synced once a second for over a minute with
-# the real clock, and the image is copied while still mounted: that copy is what a power cut
-# leaves. The journal's last commit must be within seconds of the last write; the superblock's
-# last write time, stamped at mount, a minute or more behind.
+# The kernel mounts an image, files are written and synced once a second for 22 s with the real
+# clock, and the image is copied while still mounted: that copy is what a power cut leaves. The
+# journal's last commit must be within seconds of the last write; the superblock's last write
+# time, stamped at mount, 20 s or more behind (the kernel writes the superblock again only after
+# an hour or 16 MiB of writes from Linux 6.6 on, and before only at unmount: nothing here comes
+# near).
 . "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount an image (CI runs as root)"
@@ -16,7 +18,7 @@ mount -o loop "$img" "$TMP/mnt"
 at_exit 'umount "$TMP/mnt" 2>/dev/null || true'
 
 start=$(date +%s)
-while [ $(($(date +%s) - start)) -lt 62 ]; do
+while [ $(($(date +%s) - start)) -lt 22 ]; do
         date +%s.%N >>"$TMP/mnt/log"
         sync "$TMP/mnt/log"
         sleep 1
@@ -30,8 +32,8 @@ assert_eq "$RC" 0 "exit"
 assert_eq "$(jqo .source)" journal:last_commit "winner"
 close_to "estimate against the last write" "$(jqo .estimate)" "$((last_write - 5))" 5
 sb_write=$(jqo '.sources[] | select(.source == "superblock:last_write") | .time')
-[ "$sb_write" -le $((last_write - 60)) ] ||
-        fail "superblock:last_write $sb_write is not a minute behind the last write $last_write"
+[ "$sb_write" -le $((last_write - 20)) ] ||
+        fail "superblock:last_write $sb_write is not 20 s behind the last write $last_write"
 assert_eq "$(jqo '.devices[0].journal.state')" dirty "the log is dirty"
 
 # The same commit as e2fsprogs' own walk of the log, which reads it all.
