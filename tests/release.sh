@@ -32,11 +32,13 @@ if [ "${1:-}" == --inside ]; then
         gcc_build() { setup build-test && meson compile -C build-test; }
         stage "$DEBIAN_CODENAME: build (gcc $(gcc -dumpversion))" gcc_build
         stage "$DEBIAN_CODENAME: unit, image, cli, lint" \
-                meson test -C build-test --print-errorlogs --no-rebuild --suite unit --suite image --suite cli --suite lint
+                meson test -C build-test --print-errorlogs --no-rebuild --suite unit --suite image --suite cli --suite lint \
+                        --num-processes "$WAITING_JOBS"
         clang_build() { CC=clang setup build-clang && meson compile -C build-clang; }
         stage "$DEBIAN_CODENAME: build (clang $(clang -dumpversion))" clang_build
         stage "$DEBIAN_CODENAME: clang: unit and image" \
-                meson test -C build-clang --print-errorlogs --no-rebuild --suite unit --suite image
+                meson test -C build-clang --print-errorlogs --no-rebuild --suite unit --suite image \
+                        --num-processes "$WAITING_JOBS"
         # The guests' roots and kernel outlive this copy of the tree: in the chroot's own cache.
         vm_systemd() {
                 mkdir -p /var/cache/clockfix-vm build-test
@@ -44,7 +46,8 @@ if [ "${1:-}" == --inside ]; then
                 VM_DEBIAN_INITRD=initramfs-tools meson test -C build-test --print-errorlogs --no-rebuild vm-systemd
         }
         stage "$DEBIAN_CODENAME: vm-systemd, initramfs-tools" vm_systemd
-        stage "$DEBIAN_CODENAME: armhf, unit and image" bash tests/cross.sh armhf --suite unit --suite image
+        stage "$DEBIAN_CODENAME: armhf, unit and image" env MESON_TESTTHREADS="$WAITING_JOBS" \
+                bash tests/cross.sh armhf --suite unit --suite image
         stage "$DEBIAN_CODENAME: Debian package" bash tests/deb.sh
         summary "$DEBIAN_CODENAME: summary"
         [ "$STAGES_FAILED" -eq 0 ]

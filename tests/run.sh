@@ -42,12 +42,13 @@ fi
 # system header's macro): every target built with it, and the suites of the code's logic run.
 build_clang() { CC=clang setup build-clang && meson compile -C build-clang; }
 stage "clang: build" build_clang
-stage "clang: unit and image" meson test -C build-clang --print-errorlogs --no-rebuild --suite unit --suite image
+stage "clang: unit and image" meson test -C build-clang --print-errorlogs --no-rebuild --suite unit --suite image \
+        --num-processes "$WAITING_JOBS"
 
 # The boards: built for armhf (a 32-bit time_t) and arm64, dynamic and static, and every suite run
 # under emulation, ARM guests included (tests/cross.sh).
-stage armhf bash tests/cross.sh armhf
-stage arm64 bash tests/cross.sh arm64
+stage armhf env MESON_TESTTHREADS="$WAITING_JOBS" bash tests/cross.sh armhf
+stage arm64 env MESON_TESTTHREADS="$WAITING_JOBS" bash tests/cross.sh arm64
 
 # The sanitizers watch the program: the lint suite, which reads the sources and the build's own
 # options, ran in the amd64 stage.
@@ -55,7 +56,7 @@ build_asan() { setup build-asan -Db_sanitize=address,undefined -Db_lundef=false 
 stage "ASan and UBSan: build" build_asan
 stage "ASan and UBSan: every suite but vm and lint" env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs --no-rebuild --no-suite vm \
-        --no-suite lint
+        --no-suite lint --num-processes "$WAITING_JOBS"
 
 stage fuzzing bash tests/fuzz/run.sh "${FUZZ_SECONDS:-25}"
 
