@@ -20,10 +20,14 @@ chmod 755 "$TMP"
 # detach_loops: detaches the loop devices of the test's images (those whose backing file is under
 # $TMP), as the test ends (before $TMP goes) or when it calls it. Found by their backing file,
 # never by a device name kept from attach: a test may detach a device itself, and another test
-# running at the same time may hold the same name by then.
+# running at the same time may hold the same name by then. Those marked to detach at their last
+# close (autoclear: after `losetup -d` of a device still open, or of `mount -o loop`) are left to
+# do so: by the time `losetup -d` came, the name could be another test's.
 detach_loops() {
         local l
-        for l in $(losetup -l -n -O NAME,BACK-FILE | awk -v t="$TMP/" 'index($2, t) == 1 { print $1 }'); do
+        [ -n "${TMP:-}" ] || return 0
+        for l in $(losetup -l -n -O NAME,AUTOCLEAR,BACK-FILE |
+                awk -v t="$TMP/" '$2 == 0 && index($3, t) == 1 { print $1 }'); do
                 losetup -d "$l" 2>/dev/null || true
         done
 }
