@@ -4,9 +4,9 @@
 # The kernel mounts an image, files are written and synced once a second for 22 s with the real
 # clock, and the image is copied while still mounted: that copy is what a power cut leaves. The
 # journal's last commit must be within seconds of the last write; the superblock's last write
-# time, stamped at mount, 20 s or more behind (the kernel writes the superblock again only after
-# an hour or 16 MiB of writes from Linux 6.6 on, and before only at unmount: nothing here comes
-# near).
+# time, stamped at mount, 20 s or more behind (from Linux 6.6 on the kernel writes the superblock
+# again once an hour has passed since it last did and 16 MiB more were written, before only at
+# unmount: nothing here comes near).
 . "$SRCDIR/tests/lib/lib.sh"
 
 [ "$(id -u)" == 0 ] || fail "needs root to loop-mount an image (CI runs as root)"
