@@ -126,7 +126,7 @@ done
 wait "$daemon"
 SH
 rc=0
-timeout 20 unshare -m --propagation private bash "$TMP/sync.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run \
+timeout 120 unshare -m --propagation private bash "$TMP/sync.sh" "${NOCAP[@]}" "$CLOCKFIX" daemon --dry-run \
         "${COMMON[@]}" 2>"$TMP/d3.err" || rc=$?
 assert_eq "$rc" 0 "synchronised: exit"
 d3=$(cat "$TMP/d3.err")
