@@ -2,6 +2,7 @@
 /* lookup: a file or a symbolic link by its path on an unmounted ext2/3/4 filesystem, within a budget */
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -11,33 +12,15 @@
 #include "disk/lookup.h"
 #include "disk/superblock.h"
 
-#define TEXT_OF(x)  #x
-#define TEXT(x)     TEXT_OF(x)
-#define BUDGET_TEXT TEXT(LOOKUP_BUDGET)
+#define TEXT_OF(x)      #x
+#define TEXT(x)         TEXT_OF(x)
+#define BUDGET_TEXT     TEXT(LOOKUP_BUDGET)
+#define LOOKUP_PATH_MAX PATH_MAX
+/* The links followed on the way to a file, at most: as many as ext2fs_namei() follows. */
+#define LOOKUP_MAX_LINKS 8
 
-/*
- * The inode at path on fs, from its root: ext2fs_namei() follows links in the directories on the
- * way (absolute ones from this filesystem's root), not one in the last component, as O_NOFOLLOW
- * on the running system. 0 or -errno, with ret->ino and, for an error, ret->reason.
- */
 static int find_inode(ext2_filsys fs, const char *path, ext2_ino_t *ino, struct ext2_inode_large *inode,
-        struct file_read *ret)
-{
-        errcode_t e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
-
-        if (e != 0) {
-                int r = errcode_to_errno(e);
-                if (r == -EIO)
-                        ret->reason = "cannot look it up (corrupt directory?)";
-                return r;
-        }
-        ret->ino = *ino;
-        if (ext2fs_read_inode_full(fs, *ino, (struct ext2_inode *)inode, sizeof(*inode)) != 0) {
-                ret->reason = "cannot read its inode";
-                return -EIO;
-        }
-        return 0;
-}
+        struct file_read *ret);
 
 /* lookup_read_file() without its budget. */
 static int read_file(ext2_filsys fs, const char *path, void *buf, size_t size, struct file_read *ret)
@@ -119,6 +102,90 @@ static int read_link_target(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_la
         }
         ret->got = got;
         return 1;
+}
+
+/* Reads the inode ino into inode. 0 or -EIO, with ret->reason. */
+static int read_inode(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *inode, struct file_read *ret)
+{
+        *inode = (struct ext2_inode_large){ 0 };
+        if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)inode, sizeof(*inode)) != 0) {
+                ret->reason = "cannot read its inode";
+                return -EIO;
+        }
+        return 0;
+}
+
+/*
+ * The inode at path on fs, from its root, as ext2fs_namei() finds it: the links in the directories
+ * on the way followed (absolute ones from this filesystem's root, at most LOOKUP_MAX_LINKS),
+ * not one in the last component, as O_NOFOLLOW on the running system. Walked here a name at a time
+ * (ext2fs_lookup()) so that each link's target is read by read_link_target(), within its bounds:
+ * ext2fs_namei() takes the length of a link's target from its inode whatever its block holds, and
+ * reads past its buffer on a corrupt disk. 0 or -errno, with ret->ino and, for an error,
+ * ret->reason.
+ */
+static int find_inode(ext2_filsys fs, const char *path, ext2_ino_t *ino, struct ext2_inode_large *inode,
+        struct file_read *ret)
+{
+        char todo[2 * LOOKUP_PATH_MAX], target[LOOKUP_PATH_MAX];
+        ext2_ino_t dir = EXT2_ROOT_INO;
+        unsigned links = 0;
+        char *p = todo;
+
+        if (strlen(path) >= sizeof(todo))
+                return -ENAMETOOLONG;
+        strcpy(todo, path);
+        for (;;) {
+                struct file_read link = { 0 };
+                ext2_ino_t child = 0;
+                size_t len;
+                errcode_t e;
+                int r;
+
+                while (*p == '/')
+                        p++;
+                len = strcspn(p, "/");
+                if (len == 0) { /* the path names a directory: the one reached */
+                        ret->ino = *ino = dir;
+                        return read_inode(fs, dir, inode, ret);
+                }
+                e = ext2fs_lookup(fs, dir, p, (int)len, NULL, &child);
+                if (e != 0) {
+                        r = errcode_to_errno(e);
+                        if (r == -EIO)
+                                ret->reason = "cannot look it up (corrupt directory?)";
+                        return r;
+                }
+                p += len;
+                if (p[strspn(p, "/")] == '\0') { /* the last name: not followed */
+                        ret->ino = *ino = child;
+                        return read_inode(fs, child, inode, ret);
+                }
+                r = read_inode(fs, child, inode, ret);
+                if (r < 0)
+                        return r;
+                if (!LINUX_S_ISLNK(inode->i_mode)) {
+                        dir = child; /* a directory, or ext2fs_lookup() says it is not one */
+                        continue;
+                }
+                if (++links > LOOKUP_MAX_LINKS) {
+                        ret->reason = "too many symbolic links on the way";
+                        return -ELOOP;
+                }
+                r = read_link_target(fs, child, inode, target, sizeof(target), &link);
+                if (r < 0) {
+                        ret->reason = link.reason;
+                        return r;
+                }
+                /* The target in place of the link's name, then the rest of the path. */
+                if (strlen(target) + strlen(p) >= sizeof(todo))
+                        return -ENAMETOOLONG;
+                memmove(todo + strlen(target), p, strlen(p) + 1);
+                memcpy(todo, target, strlen(target));
+                p = todo;
+                if (*p == '/')
+                        dir = EXT2_ROOT_INO;
+        }
 }
 
 /* lookup_link_at() without its budget. */
