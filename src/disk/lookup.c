@@ -12,10 +12,9 @@
 #include "disk/lookup.h"
 #include "disk/superblock.h"
 
-#define TEXT_OF(x)      #x
-#define TEXT(x)         TEXT_OF(x)
-#define BUDGET_TEXT     TEXT(LOOKUP_BUDGET)
-#define LOOKUP_PATH_MAX PATH_MAX
+#define TEXT_OF(x)  #x
+#define TEXT(x)     TEXT_OF(x)
+#define BUDGET_TEXT TEXT(LOOKUP_BUDGET)
 /* The links followed on the way to a file, at most: as many as ext2fs_namei() follows. */
 #define LOOKUP_MAX_LINKS 8
 
@@ -127,7 +126,7 @@ static int read_inode(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode_large *i
 static int find_inode(ext2_filsys fs, const char *path, ext2_ino_t *ino, struct ext2_inode_large *inode,
         struct file_read *ret)
 {
-        char todo[2 * LOOKUP_PATH_MAX], target[LOOKUP_PATH_MAX];
+        char todo[2 * PATH_MAX], target[PATH_MAX];
         ext2_ino_t dir = EXT2_ROOT_INO;
         unsigned links = 0;
         char *p = todo;
@@ -138,7 +137,7 @@ static int find_inode(ext2_filsys fs, const char *path, ext2_ino_t *ino, struct 
         for (;;) {
                 struct file_read link = { 0 };
                 ext2_ino_t child = 0;
-                size_t len;
+                size_t len, rest;
                 errcode_t e;
                 int r;
 
@@ -177,11 +176,12 @@ static int find_inode(ext2_filsys fs, const char *path, ext2_ino_t *ino, struct 
                         ret->reason = link.reason;
                         return r;
                 }
-                /* The target in place of the link's name, then the rest of the path. */
-                if (strlen(target) + strlen(p) >= sizeof(todo))
+                /* The target (link.got bytes) in place of the link's name, then the rest of the path. */
+                rest = strlen(p);
+                if (link.got + rest >= sizeof(todo))
                         return -ENAMETOOLONG;
-                memmove(todo + strlen(target), p, strlen(p) + 1);
-                memcpy(todo, target, strlen(target));
+                memmove(todo + link.got, p, rest + 1);
+                memcpy(todo, target, link.got);
                 p = todo;
                 if (*p == '/')
                         dir = EXT2_ROOT_INO;
