@@ -407,26 +407,31 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         return parse_read(path, text, f.got, false, ret);
 }
 
-int record_write(const char *path, const struct record *r)
+int record_lock(const char *path)
 {
         char dir[RECORD_PATH_MAX];
-        _cleanup_free_ char *text = NULL;
-        _cleanup_close_ int dfd = -1;
-        int k;
+        int dfd;
 
         if (strlen(path) >= RECORD_PATH_MAX || !path_dir(path, dir, sizeof(dir)))
                 return -ENAMETOOLONG;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        if (flock(dfd, LOCK_EX) < 0) {
+                int k = -errno;
+                close(dfd);
+                return k;
+        }
+        return dfd;
+}
+
+int record_write_locked(int dfd, const char *path, const struct record *r)
+{
+        _cleanup_free_ char *text = NULL;
+        int k;
+
         if (record_format(r, &text) < 0)
                 return -ENOMEM;
-        /*
-         * One writer at a time (the daemon and clockfix-learn.service both write at the
-         * synchronisation): another's write between this one's and its rename would take this
-         * one's temporary file away, and the last rename would be of a file whose blocks no
-         * syncfs() below put in place. The lock goes with dfd.
-         */
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || flock(dfd, LOCK_EX) < 0)
-                return -errno;
         k = replace_file(path, text, strlen(text), true);
         if (k < 0)
                 return k;
@@ -447,6 +452,15 @@ int record_write(const char *path, const struct record *r)
                 if (syncfs(dfd) < 0)
                         return -errno;
         return 0;
+}
+
+int record_write(const char *path, const struct record *r)
+{
+        _cleanup_close_ int dfd = record_lock(path);
+
+        if (dfd < 0)
+                return dfd;
+        return record_write_locked(dfd, path, r);
 }
 
 const char *record_fix(const char *source, const char *device, char *buf, size_t size)

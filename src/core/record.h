@@ -127,10 +127,24 @@ struct struct_ext2_filsys;
 _must_check_ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret);
 
 /*
- * Writes r to path atomically (a new file renamed over the old one) and
- * durably (the file and its directory synchronised). Never follows a
- * symbolic link. 0, or -errno (-EROFS while the filesystem is read-only).
+ * Takes the lock of the record at path, its directory's (flock(), exclusive), and returns
+ * that directory's descriptor: closing it releases the lock. One writer at a time (the
+ * daemon, clockfix learn by hand, clockfix-learn.service): another's write between one's and
+ * its rename would take its temporary file away, and the last rename would be of a file whose
+ * blocks no syncfs() put in place; and a writer that reads the record to add to it holds the
+ * lock from its read on, or another's entries written in between are lost. -errno.
  */
+_must_check_ int record_lock(const char *path);
+
+/*
+ * Writes r to path atomically (a new file renamed over the old one) and
+ * durably (the file and its directory synchronised), the lock held (dfd, from
+ * record_lock()). Never follows a symbolic link. 0, or -errno (-EROFS while
+ * the filesystem is read-only).
+ */
+_must_check_ int record_write_locked(int dfd, const char *path, const struct record *r);
+
+/* record_lock(), record_write_locked(), and the lock released. 0, or -errno. */
 _must_check_ int record_write(const char *path, const struct record *r);
 
 /* How to make a recorded value leave the disk for good, for people: "run tune2fs -T now /dev/vda". */

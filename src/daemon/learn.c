@@ -75,13 +75,20 @@ static void check_on_read_fs(const struct learn_config *c, const struct evidence
                 dir);
 }
 
-/* Writes the new record, through LEARN_UNIT when this process sees its filesystem read-only. 0 or -errno. */
-static int write_record(const struct learn_config *c, const struct record *next)
+/*
+ * Writes the new record, the lock held (*lock, from record_lock(); -1: taken here), through
+ * LEARN_UNIT when this process sees its filesystem read-only: the lock released first, as the
+ * unit's own clockfix takes it. 0 or -errno.
+ */
+static int write_record(const struct learn_config *c, const struct record *next, int *lock)
 {
         char reason[400];
-        int r = record_write(c->record_path, next);
+        int r = *lock >= 0 ? record_write_locked(*lock, c->record_path, next)
+                           : record_write(c->record_path, next);
 
         if (r == -EROFS && c->have_sd) {
+                closep(lock);
+                *lock = -1;
                 r = systemd_unit_writes(LEARN_UNIT, c->record_path, reason, sizeof(reason));
                 if (r < 0)
                         return log_warning_errno(
@@ -100,6 +107,7 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
         _cleanup_(record_done) struct record old = { 0 }, next = { 0 };
         _cleanup_(evidence_free) struct evidence ev = { 0 };
         struct gather_config g = *c->gather;
+        _cleanup_close_ int lock = -1;
         size_t added;
         int r;
 
@@ -110,6 +118,13 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
         r = gather(&g, &ev);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the disk's times again: %m");
+        /*
+         * The record is read to be added to: under its lock from here, so that no other writer's
+         * entries fall between the read and the write. Where it cannot be taken (no directory yet),
+         * the write says why.
+         */
+        if (!c->dry_run && (lock = record_lock(c->record_path)) < 0)
+                log_debug_errno(lock, "Cannot lock %s: %m", c->record_path);
         if (record_read_file(c->record_path, 0, &old) < 0 ||
                 record_update(&old, ev.candidates, ev.n_candidates, now, c->tolerance, &next, &added) < 0)
                 return log_error_errno(ENOMEM, "Out of memory");
@@ -130,7 +145,7 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
                 return 0;
         }
         check_on_read_fs(c, &ev);
-        r = write_record(c, &next);
+        r = write_record(c, &next, &lock);
         if (r < 0)
                 return r;
         log_notice("Recorded %zu new time(s) in %s", added, c->record_path);

@@ -3,7 +3,8 @@
 # The record of times in the future (clockfix learn, the daemon at NTP synchronisation, and what
 # status and set make of it), on real ext4 images:
 # - learn records exactly the values later than the true time, with what clears each; again, it
-#   writes nothing (no open for writing at all: strace);
+#   writes nothing (no open for writing at all: strace); started while another writer holds the
+#   record's lock, it reads the record once that one has written it;
 # - status and set do not use a recorded value, read from --state-dir or, as an initramfs reads it,
 #   from /var/lib/clockfix/future-times inside the unmounted image; the next best source wins;
 # - a value rewritten since (a later fsck) counts again; a stale entry is dropped at the next write;
@@ -73,6 +74,25 @@ assert_eq "$(record_id "$state/future-times")" "$id" "learn again: the record is
 bad=$(awk '/O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|rename|unlink|mkdir\(/ { print; next }
         /write\(/ { split($2, a, /[(,]/); if (a[2] != "2") print }' "$TMP/learn.trace")
 [ -z "$bad" ] || fail "learn with nothing new wrote: $bad"
+
+# Two writers at once (the daemon's synchronisation, clockfix learn by hand): a learn that starts
+# while the other holds the record's lock reads the record once the other has written it, and
+# adds to that. Here the other writes what learn would: learn finds it recorded, writes nothing.
+mkdir -p "$TMP/two"
+flock "$TMP/two" -c "touch '$TMP/two.locked'; sleep 2; cp '$state/future-times' '$TMP/two/future-times' &&
+        stat -c %i '$TMP/two/future-times' >'$TMP/two.inode'" &
+holder=$!
+at_exit '[ -z "$holder" ] || kill "$holder" 2>/dev/null || true'
+wait_until 120 test -e "$TMP/two.locked" || fail "flock never took the lock"
+rc=0
+"$CLOCKFIX" learn "${COMMON[@]}" --now "@$NOW" --state-dir "$TMP/two" 2>"$TMP/learn.err" || rc=$?
+wait "$holder" || fail "the other writer failed"
+holder=""
+assert_eq "$rc" 0 "learn beside another writer: exit"
+assert_match "$(cat "$TMP/learn.err")" "recorded already in $TMP/two/future-times" \
+        "learn beside another writer: read what that one wrote"
+assert_eq "$(stat -c %i "$TMP/two/future-times")" "$(cat "$TMP/two.inode")" \
+        "learn beside another writer: the record is not rewritten"
 
 ############################################################################
 # The next boot: the recorded value is not used; the last mount, the next best, is.
