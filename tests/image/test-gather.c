@@ -225,7 +225,11 @@ static void test_wait(void)
         img = test_path("late.img");
         free(run("E2FSPROGS_FAKE_TIME=%u mke2fs -q -F -t ext4 -L %s '%s' 8M 2>&1", T_WRITE, lbl, img));
 
-        /* The device appears a second after clockfix starts looking for it. */
+        /*
+         * The device appears a second after clockfix starts looking for it. The deadline is a
+         * hang's limit, not a speed: the device is found when it appears, long before it on any
+         * machine, and at it only if the wait missed the device.
+         */
         pid = fork();
         if (pid == 0) {
                 sleep(1);
@@ -234,7 +238,7 @@ static void test_wait(void)
         }
         snprintf(cmdline, sizeof(cmdline), "root=LABEL=%s\n", lbl);
         usec_t t0 = now_monotonic();
-        gather_with(cmdline, NULL, NULL, 20 * USEC_PER_SEC, &ev);
+        gather_with(cmdline, NULL, NULL, 120 * USEC_PER_SEC, &ev);
         usec_t took = now_monotonic() - t0;
         int status = 0;
         waitpid(pid, &status, 0);
@@ -246,11 +250,14 @@ static void test_wait(void)
         check_int(ev.devices[0].error, 0);
         check(same_device(ev.devices[0].path, dev));
         check(took >= USEC_PER_SEC / 2);
-        check(took < 15 * USEC_PER_SEC);
+        check(took < 120 * USEC_PER_SEC);
         free(dev);
         evidence_free(&ev);
 
-        /* A label that never appears: the wait ends at the deadline with -ETIMEDOUT. */
+        /*
+         * A label that never appears: the wait ends at the deadline with -ETIMEDOUT, not before it;
+         * and it ends (the bound after it is a hang's limit, not a speed).
+         */
         t0 = now_monotonic();
         gather_with("root=LABEL=cfx-never\n", NULL, NULL, USEC_PER_SEC, &ev);
         took = now_monotonic() - t0;
@@ -260,7 +267,7 @@ static void test_wait(void)
         check_u64(ev.devices[0].waited, USEC_PER_SEC);
         check_str(ev.devices[0].wait_origin, "--wait");
         check(took >= USEC_PER_SEC);
-        check(took < 5 * USEC_PER_SEC);
+        check(took < 60 * USEC_PER_SEC);
         evidence_free(&ev);
 }
 
