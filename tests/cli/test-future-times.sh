@@ -77,16 +77,29 @@ bad=$(awk '/O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|rename|unlink|mkdir\(/ { print; next
 
 # Two writers at once (the daemon's synchronisation, clockfix learn by hand): a learn that starts
 # while the other holds the record's lock reads the record once the other has written it, and
-# adds to that. Here the other writes what learn would: learn finds it recorded, writes nothing.
+# adds to that. Here the other writes what learn would, once learn waits for the lock (learn's
+# waiter in /proc/locks, whether it waits to read or, without the lock from its read on, to
+# write): learn finds it recorded, writes nothing.
 mkdir -p "$TMP/two"
-flock "$TMP/two" -c "touch '$TMP/two.locked'; sleep 2; cp '$state/future-times' '$TMP/two/future-times' &&
-        stat -c %i '$TMP/two/future-times' >'$TMP/two.inode'" &
+cat >"$TMP/holder.sh" <<EOS
+touch '$TMP/two.locked'
+i=0
+until [ -s '$TMP/two.learner' ] &&
+        grep -Eq "^[0-9]+: -> FLOCK +ADVISORY +WRITE +\$(cat '$TMP/two.learner') " /proc/locks; do
+        [ \$((i += 1)) -le 1200 ] || exit 1
+        sleep 0.1
+done
+cp '$state/future-times' '$TMP/two/future-times' && stat -c %i '$TMP/two/future-times' >'$TMP/two.inode'
+EOS
+setsid -w flock "$TMP/two" bash "$TMP/holder.sh" &
 holder=$!
-at_exit '[ -z "$holder" ] || kill "$holder" 2>/dev/null || true'
+at_exit '[ -z "$holder" ] || kill -- -"$holder" 2>/dev/null || true'
 wait_until 120 test -e "$TMP/two.locked" || fail "flock never took the lock"
+"$CLOCKFIX" learn "${COMMON[@]}" --now "@$NOW" --state-dir "$TMP/two" 2>"$TMP/learn.err" &
+echo $! >"$TMP/two.learner"
 rc=0
-"$CLOCKFIX" learn "${COMMON[@]}" --now "@$NOW" --state-dir "$TMP/two" 2>"$TMP/learn.err" || rc=$?
-wait "$holder" || fail "the other writer failed"
+wait $! || rc=$?
+wait "$holder" || fail "the other writer failed (learn never waited for the lock)"
 holder=""
 assert_eq "$rc" 0 "learn beside another writer: exit"
 assert_match "$(cat "$TMP/learn.err")" "recorded already in $TMP/two/future-times" \
