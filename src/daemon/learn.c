@@ -76,15 +76,14 @@ static void check_on_read_fs(const struct learn_config *c, const struct evidence
 }
 
 /*
- * Writes the new record, the lock held (*lock, from record_lock(); -1: taken here), through
- * LEARN_UNIT when this process sees its filesystem read-only: the lock released first, as the
- * unit's own clockfix takes it. 0 or -errno.
+ * Writes the new record, the lock held (*lock, from record_lock(); -errno where it could not be
+ * taken, which is then the write's error), through LEARN_UNIT when this process sees its
+ * filesystem read-only: the lock released first, as the unit's own clockfix takes it. 0 or -errno.
  */
 static int write_record(const struct learn_config *c, const struct record *next, int *lock)
 {
         char reason[400];
-        int r = *lock >= 0 ? record_write_locked(*lock, c->record_path, next)
-                           : record_write(c->record_path, next);
+        int r = *lock < 0 ? *lock : record_write_locked(*lock, c->record_path, next);
 
         if (r == -EROFS && c->have_sd) {
                 closep(lock);
@@ -121,10 +120,10 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
         /*
          * The record is read to be added to: under its lock from here, so that no other writer's
          * entries fall between the read and the write. Where it cannot be taken (no directory yet),
-         * the write says why.
+         * nothing is written, and the write says why.
          */
-        if (!c->dry_run && (lock = record_lock(c->record_path)) < 0)
-                log_debug_errno(lock, "Cannot lock %s: %m", c->record_path);
+        if (!c->dry_run)
+                lock = record_lock(c->record_path);
         if (record_read_file(c->record_path, 0, &old) < 0 ||
                 record_update(&old, ev.candidates, ev.n_candidates, now, c->tolerance, &next, &added) < 0)
                 return log_error_errno(ENOMEM, "Out of memory");

@@ -4,7 +4,8 @@
 # status and set make of it), on real ext4 images:
 # - learn records exactly the values later than the true time, with what clears each; again, it
 #   writes nothing (no open for writing at all: strace); started while another writer holds the
-#   record's lock, it reads the record once that one has written it;
+#   record's lock, it reads the record once that one has written it; without its state directory,
+#   it says what to do and makes nothing;
 # - status and set do not use a recorded value, read from --state-dir or, as an initramfs reads it,
 #   from /var/lib/clockfix/future-times inside the unmounted image; the next best source wins;
 # - a value rewritten since (a later fsck) counts again; a stale entry is dropped at the next write;
@@ -106,6 +107,15 @@ assert_match "$(cat "$TMP/learn.err")" "recorded already in $TMP/two/future-time
         "learn beside another writer: read what that one wrote"
 assert_eq "$(stat -c %i "$TMP/two/future-times")" "$(cat "$TMP/two.inode")" \
         "learn beside another writer: the record is not rewritten"
+
+# A state directory that is not there: no lock, nothing written, and the write says what to do.
+rc=0
+"$CLOCKFIX" learn "${COMMON[@]}" --now "@$NOW" --state-dir "$TMP/none" 2>"$TMP/learn.err" || rc=$?
+assert_eq "$rc" 1 "learn, no state directory: exit"
+assert_match "$(cat "$TMP/learn.err")" \
+        "Cannot write $TMP/none/future-times: No such file or directory \(create its directory, or give --state-dir\)" \
+        "learn, no state directory: what to do"
+[ ! -e "$TMP/none" ] || fail "learn, no state directory: $TMP/none was made"
 
 ############################################################################
 # The next boot: the recorded value is not used; the last mount, the next best, is.
