@@ -5,6 +5,7 @@
  *   jbd2-read.c    the blocks held, read in runs within the budget;
  *   jbd2-block.c   the on-disk format: superblock, block headers, tags, checksums;
  *   jbd2-run.c     the run of transactions that holds the newest commit, and where it ends;
+ *   jbd2-torn.c    the commit before a transaction a power cut tore, where the run ends in one;
  *   jbd2-search.c  the search, and jbd2_find_commit() of jbd2.h.
  */
 #pragma once
@@ -201,3 +202,6 @@ void jbd2_take(struct walk *w, struct run *run, const struct header *h);
 bool jbd2_first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *ret, bool *with_data);
 int jbd2_find_end(struct walk *w, struct run *run);
 int jbd2_run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct header *ret);
+
+/* jbd2-torn.c: the commit before the transaction a probe landed on, which has none. */
+int jbd2_commit_before_landing(struct walk *w, struct run *run);

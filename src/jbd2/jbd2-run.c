@@ -346,121 +346,6 @@ static uint32_t next_probe(const struct walk *w, const struct run *run, bool bis
         return d;
 }
 
-/* Whether descriptor k strides back from run->last's, held, is one of the same transaction. */
-static bool descriptor_of_last(struct walk *w, const struct run *run, uint32_t pos)
-{
-        struct header h;
-
-        return jbd2_header_at(w, pos, &h) && h.type == BLOCK_DESCRIPTOR && h.sequence == run->last.sequence;
-}
-
-/*
- * Where the transaction of run->last, a descriptor a probe landed on, starts, when a chunk read
- * back from it (held, from held_from) did not reach its start: jbd2 fills every descriptor of a
- * transaction but its last, so its descriptors lie a stride apart back to its first, and a
- * block a stride before that is not one of them. Halving the strides, one block a read, finds
- * the first, where the chunks back to `from` would read every block of the transaction. Only
- * where a filled descriptor was met in the log (its tags give the stride, as the kernel that
- * wrote it filled them), and where the halving costs fewer reads than the chunks back to `from`
- * would at most. 1 with
- * *start, the first descriptor, further back than the chunk (the commit sought lies just before
- * it, past a few revoke blocks); 0 when there is none to find so; or -ENOBUFS.
- */
-static int transaction_start(
-        struct walk *w, const struct run *run, uint32_t from, uint32_t held_from, uint32_t *start)
-{
-        if (run->last.type != BLOCK_DESCRIPTOR || w->lattice.type != BLOCK_DESCRIPTOR)
-                return 0; /* no stride known */
-
-        const uint32_t to = run->last.pos, stride = w->stride,
-                       in_chunk = distance(w, held_from, to) / stride;
-        uint32_t good = 0, bad = distance(w, from, to) / stride + 1, halvings = 0;
-
-        /* The strides within the chunk are held. */
-        while (good < in_chunk &&
-                descriptor_of_last(w, run, wrap(w, (uint64_t)to + w->length - (good + 1) * stride)))
-                good++;
-        if (good < in_chunk)
-                return 0; /* it starts within the chunk */
-        while (1u << halvings < bad - good)
-                halvings++;
-        if (halvings + 1 >= (distance(w, from, held_from) + CHUNK_MAX - 1) / CHUNK_MAX)
-                return 0;
-        for (uint32_t known = good; bad - good > 1;) {
-                uint32_t k = good + (bad - good) / 2;
-                uint32_t pos = wrap(w, (uint64_t)to + w->length - (uint64_t)k * stride);
-                int n = jbd2_load(w, pos, 1);
-
-                if (n < 0)
-                        return n;
-                if (descriptor_of_last(w, run, pos))
-                        good = k;
-                else
-                        bad = k;
-                if (bad - good <= 1 && good == known)
-                        return 0;
-        }
-        *start = wrap(w, (uint64_t)to + w->length - (uint64_t)good * stride);
-        log_debug("journal: transaction %u starts at block %u or just before (its descriptors, %u apart)",
-                run->last.sequence, block_of(w, *start), (unsigned)stride);
-        return 1;
-}
-
-/* Takes the newest commit of the run older than run->last among the n blocks held from pos. */
-static bool take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint32_t n)
-{
-        for (uint32_t i = n; i-- > 0;) {
-                struct header h;
-
-                if (jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
-                        (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
-                        seq_after(run->last.sequence, h.sequence) &&
-                        /* the run's: not older than its first transaction */
-                        !seq_after(run->seq0, h.sequence)) {
-                        jbd2_take(w, run, &h);
-                        return true;
-                }
-        }
-        return false;
-}
-
-/*
- * The commit of the transaction before the one that probe landed on, when
- * that one turned out to have no commit (power went while it was written):
- * it lies between where following had stopped and the landing, read back a
- * chunk at a time, or just before the landed transaction's start where its
- * descriptors tell (transaction_start()).
- */
-static int commit_before_landing(struct walk *w, struct run *run)
-{
-        uint32_t from = run->landed_from, todo = distance(w, from, run->last.pos), n = CHUNK_MAX;
-        bool looked = false;
-
-        while (todo > 0) {
-                uint32_t pos = wrap(w, (uint64_t)from + todo - min_u32(todo, n)), start;
-                int k = jbd2_load(w, pos, min_u32(todo, n));
-
-                if (k < 0)
-                        return k;
-                if (take_commit_held(w, run, pos, (uint32_t)k))
-                        return 0;
-                todo -= min_u32(todo, n);
-                n = CHUNK_MAX;
-                if (!looked && todo > 0) {
-                        looked = true;
-                        k = transaction_start(w, run, from, pos, &start);
-                        if (k < 0)
-                                return k;
-                        if (k == 1) {
-                                /* Its revoke blocks, few, and the commit before them, first. */
-                                todo = distance(w, from, start);
-                                n = START_CHUNK;
-                        }
-                }
-        }
-        return 0;
-}
-
 /*
  * Whether the run's next header is a large transaction's commit, to be read before probing: its
  * last header is the transaction's last descriptor (one jbd2 did not fill) and lists more data
@@ -542,7 +427,7 @@ int jbd2_find_end(struct walk *w, struct run *run)
                         return k;
         }
         if (run->landed)
-                return commit_before_landing(w, run);
+                return jbd2_commit_before_landing(w, run);
         return 0;
 }
 
