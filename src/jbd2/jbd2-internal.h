@@ -103,6 +103,7 @@ struct walk {
         uint64_t seen_blocks, seen_transactions;
         uint32_t largest; /* the largest transaction the run has shown whole, in blocks */
         bool zeros_met;   /* a probe found nothing but zeros: the log was never written there */
+        unsigned steps;   /* reads made walking the run on from a probe that landed in it */
         /* Blocks that could not be read, counted once each in the report. */
         uint32_t bad[BAD_MAX];
         unsigned n_bad;
