@@ -104,6 +104,8 @@ struct walk {
         uint32_t largest; /* the largest transaction the run has shown whole, in blocks */
         bool zeros_met;   /* a probe found nothing but zeros: the log was never written there */
         unsigned steps;   /* reads made walking the run on from a probe that landed in it */
+        unsigned cuts;    /* probes cut short: data only in their first read (jbd2-run.c's may_cut()) */
+        bool no_cuts;     /* one was read through, and the run went on past it */
         /* Blocks that could not be read, counted once each in the report. */
         uint32_t bad[BAD_MAX];
         unsigned n_bad;
@@ -120,10 +122,11 @@ struct run {
                 target; /* the sequence number of the newest transaction, when the superblock says; else 0 */
         struct header last; /* the furthest header of the run known */
         uint32_t hi;        /* the run ends before this offset */
-        uint32_t hi_sure;   /* 0, or where it surely ends when a probe of zeros set hi */
-        /* The other probes of zeros between hi and hi_sure, the nearest last: bounds as unsure. */
+        uint32_t hi_sure;   /* 0, or where it surely ends when a probe of zeros (or cut short) set hi */
+        /* The other such probes between hi and hi_sure, the nearest last: bounds as unsure. */
         uint32_t zeros[ZEROS_MAX];
         unsigned n_zeros;
+        bool hi_cut;               /* hi is where a probe was cut short */
         bool ended;                /* last is the run's last header */
         struct jbd2_commit commit; /* the newest commit of the run known */
         uint32_t commit_pos;

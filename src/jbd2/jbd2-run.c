@@ -205,6 +205,24 @@ static int look_on_lattice(struct walk *w, const struct run *run, uint32_t *d, s
 }
 
 /*
+ * Whether a probe whose first read holds only data stops there, an end as unsure as zeros are,
+ * where it would read on as far as a header must come (max_tags blocks): where the run has shown
+ * only small transactions (its probes are CHUNK_MIN blocks, a header in each), the data is likely
+ * an older lap's large transaction past the run's end, whose next header can be 250 blocks on
+ * (c128w-dirty's logs of fsyncs: 1 MiB a probe). Not in a clean log whose newest transaction's
+ * number places the probes (next to a bound), not for more than CUTS_MAX probes of a search, and
+ * no more once one was not the end (resume_cut()): in logs of small and large transactions mixed,
+ * where probes land among the run's own data, each costs a probe more.
+ */
+#define CUTS_MAX 2u
+
+static bool may_cut(const struct walk *w, const struct run *run, uint32_t whole)
+{
+        return whole <= CHUNK_MIN && !run->target && !w->no_cuts && w->cuts < CUTS_MAX &&
+                !jbd2_unreadable_held(w);
+}
+
+/*
  * Probes the run at offset d: reads a chunk there and takes the first header
  * it holds. One of the run's, newer than its last: the run goes on there.
  * Another (an older lap, a torn transaction's leftovers), or nothing but
@@ -215,7 +233,7 @@ static int look_on_lattice(struct walk *w, const struct run *run, uint32_t *d, s
 static int probe(struct walk *w, struct run *run, uint32_t d)
 {
         struct header h;
-        bool found, with_data = false;
+        bool found, with_data = false, cut = false;
         char buf[128];
         int r = look_on_lattice(w, run, &d, &h);
 
@@ -242,6 +260,11 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 /* Past where a header must come, unless blocks could not be read: read on past them. */
                 if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
                         break;
+                if (may_cut(w, run, whole)) {
+                        cut = true;
+                        w->cuts++;
+                        break;
+                }
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
                 n = min_u32(read < whole                 ? whole - read
                                 : read < w->max_tags + 2 ? w->max_tags + 2 - read
@@ -253,7 +276,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
         if (read > 0)
                 log_debug("journal: probe at block %u, %u block(s): %s", block_of(w, pos), (unsigned)read,
                         found               ? jbd2_describe(w, &h, buf, sizeof(buf))
-                                : with_data ? "data blocks only"
+                                : with_data ? (cut ? "data blocks only, cut short" : "data blocks only")
                                             : "zeros, never written");
         /*
          * A header of the run: newer than its last, or of the same transaction further on, within
@@ -272,10 +295,10 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
         /*
          * Zeros: the end, unless the run is seen to go past them (goes_on_past_zeros()); and so is
          * data read only as far as such an end, short of where a header must come: the run's
-         * data before those same zeros. A header not the run's, or data as far as a header must
-         * come, is the end for sure.
+         * data before those same zeros, and a probe cut short (may_cut()). A header not the run's,
+         * or data as far as a header must come, is the end for sure.
          */
-        if (!found && (!with_data || (read < w->max_tags + 2 && run->hi_sure))) {
+        if (!found && (!with_data || cut || (read < w->max_tags + 2 && run->hi_sure))) {
                 if (!run->hi_sure) {
                         run->hi_sure = run->hi;
                         run->n_zeros = 0;
@@ -284,11 +307,43 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
         } else
                 run->hi_sure = 0;
         run->hi = d;
+        run->hi_cut = cut;
         return 0;
 }
 
+/* run->hi, an unsure end, is not the end: the next bound past it holds, unsure or sure. */
+static void drop_bound(struct run *run)
+{
+        run->hi_cut = false;
+        if (run->n_zeros > 0)
+                run->hi = run->zeros[--run->n_zeros];
+        else {
+                run->hi = run->hi_sure;
+                run->hi_sure = 0;
+        }
+}
+
 /*
- * Whether the run goes on past where a probe of zeros said it ended: its last header is a
+ * A probe landed in the run before run->hi, where a probe was cut short (may_cut()): the run may
+ * go on past there, the data a large transaction of its own. The probe there is made again and
+ * read through, the bound before it restored; where the run goes on past it, no probe is cut again.
+ * 0, or -ENOBUFS.
+ */
+static int resume_cut(struct walk *w, struct run *run)
+{
+        uint32_t d = run->hi, was = run->last.sequence;
+        int k;
+
+        drop_bound(run);
+        w->no_cuts = true;
+        log_debug("journal: reading through the probe cut short at offset %u", d);
+        k = probe(w, run, d);
+        w->no_cuts = run->last.sequence != was;
+        return k;
+}
+
+/*
+ * Whether the run goes on past where a probe of zeros (or cut short) said it ended: its last header is a
  * descriptor whose next header lies past there, so the zeros were that transaction's data (jbd2
  * journals zeroed blocks: an emptied bitmap, a file of zeros with data=journal), or it was torn by
  * a power cut. The block where that next header goes tells which: a header of the run there
@@ -313,12 +368,8 @@ static int goes_on_past_zeros(struct walk *w, struct run *run)
         /* The probes of zeros further on still bound it, as unsure as before; past them, the sure one. */
         while (run->n_zeros > 0 && run->zeros[run->n_zeros - 1] <= off)
                 run->n_zeros--;
-        if (run->n_zeros > 0)
-                run->hi = run->zeros[--run->n_zeros];
-        else {
-                run->hi = run->hi_sure;
-                run->hi_sure = 0;
-        }
+        w->no_cuts |= run->hi_cut;
+        drop_bound(run);
         run->ended = false;
         return 1;
 }
@@ -455,6 +506,8 @@ int jbd2_find_end(struct walk *w, struct run *run)
                         k = d - nk < first_read(w, UINT32_MAX) ? jbd2_load(w, run->last.next, chunk)
                                                                : probe(w, run, d);
                         landed = run->last.sequence != was && !probed;
+                        if (k >= 0 && run->last.sequence != was && run->hi_cut)
+                                k = resume_cut(w, run);
                         probed = true;
                 }
                 if (k < 0)

@@ -353,6 +353,51 @@ static void test_wrong_clock_boots(void)
         jm_free(&m);
 }
 
+/*
+ * Trees copied with no sync between (jbd2's own commits: transactions of 2400 blocks), then
+ * fsync()s of a block each, a checkpoint between: the dirty log is 100 small transactions, and
+ * past its end lies an older lap of the large ones, where a probe finds a header only at their
+ * next descriptor, up to 254 blocks on (bench/read-cost's c128w-dirty). Two probes at most whose
+ * first 32 blocks hold only data stop there, read through only if a probe before them lands in
+ * the run: 12 reads and 644 blocks, 14 and 1094 without (63 ms on today's card). Then small
+ * transactions among the run's own large ones: the probes stopped short are the run's data, and
+ * cost 18 reads where 16.
+ */
+static void test_small_after_large(void)
+{
+        for (int own = 0; own < 2; own++) {
+                struct jmodel m;
+                struct jbd2_report r;
+                uint32_t start, seq, last = 0, t = 0;
+
+                jm_init(&m, 4096, 32768, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+                for (; m.writes < 60000; t++)
+                        jm_transaction(&m, 2400, false, true, T2027 + t, 0);
+                start = m.pos;
+                seq = m.next_sequence;
+                for (uint32_t i = 0; i < 100; i++, t++)
+                        last = jm_transaction(&m, 1, false, true, T2027 + t, 0);
+                for (uint32_t i = 0; own && i < 8; i++, t++) {
+                        jm_transaction(&m, 2400, false, true, T2027 + t, 0);
+                        for (uint32_t j = 0; j < 20; j++, t++)
+                                last = jm_transaction(&m, 1, false, true, T2027 + t, 0);
+                }
+                jm_set_dirty(&m, start, seq);
+                check_int(walk(&m, &r), 0);
+                check_int(r.best.block, last);
+                check(!r.budget_exhausted);
+                printf("Transactions of a block %s: %u reads, %u blocks, %.0f ms on the seed's card, %.1f ms "
+                       "on today's\n",
+                        own ? "among the run's own of 2400" : "after an older lap of 2400", r.reads,
+                        r.blocks_read, seed_card_ms(&r, 4096), todays_card_ms(&r, 4096));
+                if (!own)
+                        check(r.reads <= 12 && r.blocks_read <= 700);
+                else
+                        check(r.reads <= 18);
+                jm_free(&m);
+        }
+}
+
 /* Large transactions among small ones: a probe among data blocks finds no header. */
 static void test_large_transactions(void)
 {
@@ -1109,6 +1154,7 @@ int main(void)
         test_wrong_clock_cycle();
         test_wrong_clock_boots();
         test_large_transactions();
+        test_small_after_large();
         test_lattice();
         test_checkpointed_start();
         test_torn_large();
