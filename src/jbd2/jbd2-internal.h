@@ -103,9 +103,6 @@ struct walk {
         uint64_t seen_blocks, seen_transactions;
         uint32_t largest; /* the largest transaction the run has shown whole, in blocks */
         bool zeros_met;   /* a probe found nothing but zeros: the log was never written there */
-        unsigned steps;   /* reads made walking the run on from a probe that landed in it */
-        unsigned cuts;    /* probes cut short: data only in their first read (jbd2-run.c's may_cut()) */
-        bool no_cuts;     /* one was read through, and the run went on past it */
         /* Blocks that could not be read, counted once each in the report. */
         uint32_t bad[BAD_MAX];
         unsigned n_bad;
@@ -126,7 +123,14 @@ struct run {
         /* The other such probes between hi and hi_sure, the nearest last: bounds as unsure. */
         uint32_t zeros[ZEROS_MAX];
         unsigned n_zeros;
-        bool hi_cut;               /* hi is where a probe was cut short */
+        /*
+         * hi is where a probe was cut short (jbd2-run.c's may_cut()), read through when a probe
+         * lands before it; one under another bound since is taken as zeros are.
+         */
+        bool hi_cut;
+        unsigned cuts;             /* the probes cut short */
+        bool no_cuts;              /* one was not the end: the run went on past it */
+        unsigned steps;            /* the steps walked from the first probe, landed in the run */
         bool ended;                /* last is the run's last header */
         struct jbd2_commit commit; /* the newest commit of the run known */
         uint32_t commit_pos;

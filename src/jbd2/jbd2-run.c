@@ -210,7 +210,7 @@ static int look_on_lattice(struct walk *w, const struct run *run, uint32_t *d, s
  * only small transactions (its probes are CHUNK_MIN blocks, a header in each), the data is likely
  * an older lap's large transaction past the run's end, whose next header can be 250 blocks on
  * (c128w-dirty's logs of fsyncs: 1 MiB a probe). Not in a clean log whose newest transaction's
- * number places the probes (next to a bound), not for more than CUTS_MAX probes of a search, and
+ * number places the probes (next to a bound), not for more than CUTS_MAX probes of a run, and
  * no more once one was not the end (resume_cut()): in logs of small and large transactions mixed,
  * where probes land among the run's own data, each costs a probe more.
  */
@@ -218,8 +218,8 @@ static int look_on_lattice(struct walk *w, const struct run *run, uint32_t *d, s
 
 static bool may_cut(const struct walk *w, const struct run *run, uint32_t whole)
 {
-        return whole <= CHUNK_MIN && !run->target && !w->no_cuts && w->cuts < CUTS_MAX &&
-                !jbd2_unreadable_held(w);
+        return whole <= CHUNK_MIN && w->seen_transactions > 0 && !run->target && !run->no_cuts &&
+                run->cuts < CUTS_MAX && !jbd2_unreadable_held(w);
 }
 
 /*
@@ -228,7 +228,8 @@ static bool may_cut(const struct walk *w, const struct run *run, uint32_t whole)
  * Another (an older lap, a torn transaction's leftovers), or nothing but
  * zeros: the run's commits all lie before d. Only data: read on as far as a
  * header must come within the run (a descriptor lists at most max_tags data
- * blocks); none there either: before d too.
+ * blocks); none there either: before d too. Past a run of small transactions,
+ * a probe may stop after its first read instead (may_cut()).
  */
 static int probe(struct walk *w, struct run *run, uint32_t d)
 {
@@ -262,7 +263,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                         break;
                 if (may_cut(w, run, whole)) {
                         cut = true;
-                        w->cuts++;
+                        run->cuts++;
                         break;
                 }
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
@@ -303,7 +304,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                         run->hi_sure = run->hi;
                         run->n_zeros = 0;
                 } else if (run->n_zeros < ZEROS_MAX)
-                        run->zeros[run->n_zeros++] = run->hi; /* an earlier probe of zeros */
+                        run->zeros[run->n_zeros++] = run->hi; /* an earlier probe of zeros, or cut short */
         } else
                 run->hi_sure = 0;
         run->hi = d;
@@ -331,14 +332,14 @@ static void drop_bound(struct run *run)
  */
 static int resume_cut(struct walk *w, struct run *run)
 {
-        uint32_t d = run->hi, was = run->last.sequence;
+        uint32_t d = run->hi, was = run->last.pos;
         int k;
 
         drop_bound(run);
-        w->no_cuts = true;
+        run->no_cuts = true;
         log_debug("journal: reading through the probe cut short at offset %u", d);
         k = probe(w, run, d);
-        w->no_cuts = run->last.sequence != was;
+        run->no_cuts = run->last.pos != was;
         return k;
 }
 
@@ -368,7 +369,7 @@ static int goes_on_past_zeros(struct walk *w, struct run *run)
         /* The probes of zeros further on still bound it, as unsure as before; past them, the sure one. */
         while (run->n_zeros > 0 && run->zeros[run->n_zeros - 1] <= off)
                 run->n_zeros--;
-        w->no_cuts |= run->hi_cut;
+        run->no_cuts |= run->hi_cut;
         drop_bound(run);
         run->ended = false;
         return 1;
@@ -417,27 +418,28 @@ static bool step_to_commit(const struct walk *w, const struct run *run)
  * START_CHUNK blocks where the run's next header goes (a large transaction's commit, the few small
  * transactions jbd2 often commits between two large ones, the next one's descriptor). That probe
  * was placed where a dirty log likely ends (a quarter of the journal past its start), and a log
- * that goes on past it often ends a few transactions on. Where transactions are large (100 to 250
- * blocks), a step costs a read and passes one; a probe costs 1.5 reads and 0.75 of a transaction,
- * and halves what is left. 6 steps cost about one such probe on today's cards (a read costs as
- * much as 10 blocks), 2.6 on the seed's (160 blocks): a log that ends within them is found without
- * the 5 or 6 probes that halve the rest of the journal down to it; one that goes on pays them.
- * Not where transactions are under WALK_MEAN on average, nor from a filled descriptor (lattice looks
- * step through a large transaction), nor past the newest transaction if known, nor where the
- * budget would not keep reads enough to halve what the walk did not reach.
+ * that goes on past it often ends a few transactions on. Where transactions are large (WALK_MEAN
+ * blocks and more on average; copied trees: 100 to 250), a step costs a read and passes one; a
+ * probe costs 1.5 reads and 0.75 of a transaction, and halves what is left. 6 steps cost about one
+ * probe of 200 blocks on today's cards (a read costs as much as 10 blocks), 2.6 on the seed's (160
+ * blocks): a log that ends within them is found without the 5 or 6 probes that halve the rest of
+ * the journal down to it; one that goes on pays for them. Not from a filled descriptor (lattice
+ * looks step through a large transaction), only where the newest transaction, if known, is within
+ * the steps left, and only where the budget keeps reads enough to halve what the walk does not
+ * reach.
  */
 #define WALK_STEPS 6u
 #define WALK_MEAN  (4 * START_CHUNK)
 
 static bool walk_on(const struct walk *w, const struct run *run, bool landed)
 {
-        if (!landed || w->steps >= WALK_STEPS || w->seen_transactions == 0 ||
+        if (!landed || run->steps >= WALK_STEPS || w->seen_transactions == 0 ||
                 w->seen_blocks / w->seen_transactions < WALK_MEAN ||
                 w->rep->budget <= w->rep->reads + 2 * WALK_STEPS)
                 return false;
         if (run->last.type == BLOCK_DESCRIPTOR && filled(w, distance(w, run->last.pos, run->last.next) - 1))
                 return false;
-        return !run->target || run->target - run->last.sequence <= WALK_STEPS - w->steps;
+        return !run->target || run->target - run->last.sequence <= WALK_STEPS - run->steps;
 }
 
 /*
@@ -485,13 +487,13 @@ int jbd2_find_end(struct walk *w, struct run *run)
                 } else if (gap <= tail) {
                         k = jbd2_load(w, run->last.next, gap);
                 } else if (walk_on(w, run, landed)) {
-                        w->steps++;
-                        log_debug("journal: step %u from block %u", w->steps, block_of(w, run->last.next));
+                        run->steps++;
+                        log_debug("journal: step %u from block %u", run->steps, block_of(w, run->last.next));
                         k = jbd2_load(w, run->last.next, START_CHUNK);
                 } else {
                         /* Interpolation while it narrows the span by half, halving when it does not. */
                         bool bisect = interpolated > 0 && run->hi - nk > width / 2;
-                        uint32_t d = next_probe(w, run, bisect), was = run->last.sequence;
+                        uint32_t d = next_probe(w, run, bisect), was = run->last.pos;
 
                         /*
                          * A dirty log: jbd2 moves the start of the log on the disk when that frees
@@ -505,8 +507,8 @@ int jbd2_find_end(struct walk *w, struct run *run)
                         interpolated = bisect ? 0 : interpolated + 1;
                         k = d - nk < first_read(w, UINT32_MAX) ? jbd2_load(w, run->last.next, chunk)
                                                                : probe(w, run, d);
-                        landed = run->last.sequence != was && !probed;
-                        if (k >= 0 && run->last.sequence != was && run->hi_cut)
+                        landed = run->last.pos != was && !probed;
+                        if (k >= 0 && run->last.pos != was && run->hi_cut)
                                 k = resume_cut(w, run);
                         probed = true;
                 }

@@ -760,7 +760,7 @@ static void test_walk_past_first_probe(void)
  * Transactions all of one middling size (a busy logger, a package manager): most
  * probes land among data blocks. The default budget must still reach the newest.
  * The log goes on far past the first probe: where its transactions are large enough
- * to walk, the walk's 6 reads are paid (test_walk_past_first_probe()).
+ * to walk, the walk is paid for, 8 reads (test_walk_past_first_probe()).
  */
 static void test_medium_transactions(void)
 {
