@@ -76,6 +76,21 @@ static double todays_card_ms(const struct jbd2_report *r, uint32_t blocksize)
         return r->reads * 0.5 + (double)r->blocks_read * blocksize / 80000.0;
 }
 
+/*
+ * A dirty log from start (sequence seq) searched with the default budget: its newest commit at
+ * last found within it, and the cost printed after label on both cards.
+ */
+static void search_dirty(struct jmodel *m, uint32_t start, uint32_t seq, uint32_t last, const char *label,
+        struct jbd2_report *r)
+{
+        jm_set_dirty(m, start, seq);
+        check_int(walk(m, r), 0);
+        check_int(r->best.block, last);
+        check(!r->budget_exhausted);
+        printf("%s: %u reads, %u blocks, %.0f ms on the seed's card, %.1f ms on today's\n", label, r->reads,
+                r->blocks_read, seed_card_ms(r, 4096), todays_card_ms(r, 4096));
+}
+
 /* n small transactions (one data block each), a second apart from sec. Returns the last commit's block. */
 static uint32_t small_transactions(struct jmodel *m, uint32_t n, uint64_t sec)
 {
@@ -382,14 +397,10 @@ static void test_small_after_large(void)
                         for (uint32_t j = 0; j < 20; j++, t++)
                                 last = jm_transaction(&m, 1, false, true, T2027 + t, 0);
                 }
-                jm_set_dirty(&m, start, seq);
-                check_int(walk(&m, &r), 0);
-                check_int(r.best.block, last);
-                check(!r.budget_exhausted);
-                printf("Transactions of a block %s: %u reads, %u blocks, %.0f ms on the seed's card, %.1f ms "
-                       "on today's\n",
-                        own ? "among the run's own of 2400" : "after an older lap of 2400", r.reads,
-                        r.blocks_read, seed_card_ms(&r, 4096), todays_card_ms(&r, 4096));
+                search_dirty(&m, start, seq, last,
+                        own ? "Transactions of a block among the run's own of 2400"
+                            : "Transactions of a block after an older lap of 2400",
+                        &r);
                 if (!own)
                         check(r.reads <= 12 && r.blocks_read <= 700);
                 else
@@ -734,13 +745,11 @@ static void test_walk_past_first_probe(void)
                         last = jm_transaction(&m, 5, false, true, T2027 + t, 0);
                         n += m.writes - from >= (16384 - 1) / 4;
                 }
-                jm_set_dirty(&m, start, seq);
-                check_int(walk(&m, &r), 0);
-                check_int(r.best.block, last);
-                check(!r.budget_exhausted);
-                printf("Pairs of transactions of 210 and 5 blocks, %u past a quarter of the log: %u reads, "
-                       "%u blocks, %.0f ms on the seed's card, %.1f ms on today's\n",
-                        past[i], r.reads, r.blocks_read, seed_card_ms(&r, 4096), todays_card_ms(&r, 4096));
+                char label[96];
+
+                snprintf(label, sizeof(label),
+                        "Pairs of transactions of 210 and 5 blocks, %u past a quarter of the log", past[i]);
+                search_dirty(&m, start, seq, last, label, &r);
                 /*
                  * The first probe lands about 4260 blocks in: past the end of a log 1 pair past a
                  * quarter, halved as before (12 reads); within 3 to 6 pairs, the walk (4 and 6 pairs
