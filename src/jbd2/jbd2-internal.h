@@ -135,7 +135,7 @@ struct run {
         struct jbd2_commit commit; /* the newest commit of the run known */
         uint32_t commit_pos;
         bool landed; /* last was found by a probe, not by following: the commit before it is unknown */
-        uint32_t landed_from; /* then: where following had stopped */
+        struct header before_landing; /* then: the last header following had reached */
 };
 
 /* Sequence numbers wrap at 2^32; compare them the way jbd2 does. */
@@ -211,5 +211,9 @@ bool jbd2_first_header(struct walk *w, uint32_t pos, uint32_t n, struct header *
 int jbd2_find_end(struct walk *w, struct run *run);
 int jbd2_run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct header *ret);
 
-/* jbd2-torn.c: the commit before the transaction a probe landed on, which has none. */
+/*
+ * jbd2-torn.c: the commit before the transaction a probe landed on, which has none. 0, 1 when
+ * the landing was not the run's (the run is taken back to before it, to be followed on), or
+ * -ENOBUFS.
+ */
 int jbd2_commit_before_landing(struct walk *w, struct run *run);

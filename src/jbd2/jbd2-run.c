@@ -288,7 +288,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 distance(w, run->last.pos, h.pos) <= w->length / 4 + w->max_tags + 2;
         if (found && (seq_after(h.sequence, run->last.sequence) || same) && !seq_after(h.sequence, w->max)) {
                 if (!run->landed)
-                        run->landed_from = run->last.next;
+                        run->before_landing = run->last;
                 jbd2_take(w, run, &h);
                 run->landed = h.type != BLOCK_COMMIT;
                 return 0;
@@ -460,6 +460,9 @@ int jbd2_find_end(struct walk *w, struct run *run)
                 follow(w, run);
                 if (run->ended) {
                         k = goes_on_past_zeros(w, run);
+                        /* Landed on a transaction without a commit: 1 when it was not the run's. */
+                        if (k == 0 && run->landed)
+                                k = jbd2_commit_before_landing(w, run);
                         if (k < 0)
                                 return k;
                         if (k == 0)
@@ -515,8 +518,6 @@ int jbd2_find_end(struct walk *w, struct run *run)
                 if (k < 0)
                         return k;
         }
-        if (run->landed)
-                return jbd2_commit_before_landing(w, run);
         return 0;
 }
 

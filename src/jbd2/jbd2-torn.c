@@ -64,22 +64,47 @@ static int transaction_start(
         return 1;
 }
 
-/* Takes the newest commit of the run older than run->last among the n blocks held from pos. */
-static bool take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint32_t n)
+/*
+ * Takes the newest commit of the run older than run->last among the n blocks held from pos:
+ * 1, or 0 when there is none. 2 when a header newer than run->last comes first, back from it:
+ * the run went on there with newer transactions, so run->last, the probe's landing, is an
+ * older transaction past the run's end (a torn one, which the next mount wrote over only in
+ * part, its later descriptors left).
+ */
+static int take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint32_t n)
 {
         for (uint32_t i = n; i-- > 0;) {
                 struct header h;
 
-                if (jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) && h.type == BLOCK_COMMIT &&
+                if (!jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) || seq_after(run->seq0, h.sequence))
+                        continue; /* older than the run's first transaction: not the run's */
+                if (seq_after(h.sequence, run->last.sequence) && !seq_after(h.sequence, w->max))
+                        return 2;
+                if (h.type == BLOCK_COMMIT &&
                         (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
-                        seq_after(run->last.sequence, h.sequence) &&
-                        /* the run's: not older than its first transaction */
-                        !seq_after(run->seq0, h.sequence)) {
+                        seq_after(run->last.sequence, h.sequence)) {
                         jbd2_take(w, run, &h);
-                        return true;
+                        return 1;
                 }
         }
-        return false;
+        return 0;
+}
+
+/*
+ * The landing was not the run's: the run ends before it, for sure (a header the run would have
+ * written over), and goes on from the header following had reached, through blocks now held.
+ */
+static void unland(struct walk *w, struct run *run)
+{
+        log_debug("journal: transaction %u at block %u lies past the run's end: a newer one is before it",
+                run->last.sequence, block_of(w, run->last.pos));
+        run->hi = distance(w, run->pos0, run->last.pos);
+        run->hi_sure = 0;
+        run->n_zeros = 0;
+        run->hi_cut = false;
+        run->last = run->before_landing;
+        run->landed = false;
+        run->ended = false;
 }
 
 /*
@@ -87,11 +112,12 @@ static bool take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint
  * that one turned out to have no commit (power went while it was written):
  * it lies between where following had stopped and the landing, read back a
  * chunk at a time, or just before the landed transaction's start where its
- * descriptors tell (transaction_start()).
+ * descriptors tell (transaction_start()). 1 when a newer header lies there:
+ * the landing was not the run's (unland()).
  */
 int jbd2_commit_before_landing(struct walk *w, struct run *run)
 {
-        uint32_t from = run->landed_from, todo = distance(w, from, run->last.pos), n = CHUNK_MAX;
+        uint32_t from = run->before_landing.next, todo = distance(w, from, run->last.pos), n = CHUNK_MAX;
         bool looked = false;
 
         while (todo > 0) {
@@ -100,8 +126,11 @@ int jbd2_commit_before_landing(struct walk *w, struct run *run)
 
                 if (k < 0)
                         return k;
-                if (take_commit_held(w, run, pos, (uint32_t)k))
-                        return 0;
+                k = take_commit_held(w, run, pos, (uint32_t)k);
+                if (k == 2)
+                        unland(w, run);
+                if (k > 0)
+                        return k - 1;
                 todo -= min_u32(todo, n);
                 n = CHUNK_MAX;
                 if (!looked && todo > 0) {

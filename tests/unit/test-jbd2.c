@@ -555,6 +555,47 @@ static void test_torn_large(void)
 }
 
 /*
+ * A torn transaction's later descriptor left past the run's end: power went while a large
+ * transaction was written, the next mount wrote its own transactions from where the torn one
+ * started, over its first descriptor only, and its power went too, with nothing left at the
+ * log's start. A probe past the end lands on the leftover descriptor, a transaction older than
+ * the run's newest; the newest commit read back before it shows that, and the run is followed on
+ * to its real end. Taking the commit before the leftover instead answered a transaction too old,
+ * as the newest and, when its time was plausible, as the time.
+ */
+
+static void test_torn_leftover(void)
+{
+        static const uint32_t later[] = { 1, 2, 6 };
+
+        for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+                struct jmodel m;
+                struct jbd2_report r;
+                uint32_t torn, last = 0;
+
+                jm_init(&m, 4096, 5500, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+                jm_transaction(&m, 167, false, true, T2027, 0);
+                jm_transaction(&m, 96, false, true, T2027 + 10, 0);
+                torn = m.pos;
+                jm_transaction(&m, 400, false, false, 0, 0);
+                m.pos = torn;
+                for (uint32_t t = 0; t < later[i]; t++)
+                        last = jm_transaction(&m, 9, false, true, T2027 + 20 + t, 0);
+                jm_set_dirty(&m, m.pos, m.next_sequence);
+                check_int(walk(&m, &r), 0);
+                check(r.best.found && r.newest.found);
+                check_int(r.best.block, last);
+                check_int(r.newest.block, last);
+                check_u64(r.best.time, S(T2027 + 19 + later[i]));
+                check(!r.budget_exhausted);
+                printf("A torn transaction's descriptor past %u transaction(s) written over its start: "
+                       "%u reads, %u blocks\n",
+                        later[i], r.reads, r.blocks_read);
+                jm_free(&m);
+        }
+}
+
+/*
  * The same logs as Linux before 5.5 wrote them with 32-bit tags: a descriptor closed at 340
  * tags in 4 KiB, not 506 (no checksums) or 404 (checksums v2). The lattice is theirs too:
  * large transactions' descriptors looked at a block a read, a torn one's start halved. The
@@ -1167,6 +1208,7 @@ int main(void)
         test_lattice();
         test_checkpointed_start();
         test_torn_large();
+        test_torn_leftover();
         test_before_5_5();
         test_last_descriptor_340();
         test_zero_data();
