@@ -19,6 +19,16 @@ bool jbd2_unreadable_held(const struct walk *w)
         return memchr(w->unreadable, 1, w->held_n) != NULL;
 }
 
+/* The blocks held after the last one that could not be read: all of them when each could. */
+uint32_t jbd2_readable_after(const struct walk *w)
+{
+        uint32_t n = w->held_n;
+
+        while (n > 0 && !w->unreadable[n - 1])
+                n--;
+        return w->held_n - n;
+}
+
 /* Block pos, if it is held and could be read; else NULL. */
 const uint8_t *jbd2_held(const struct walk *w, uint32_t pos)
 {

@@ -243,7 +243,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
         found = r == 1;
 
         uint32_t pos = wrap(w, (uint64_t)run->pos0 + d), span = run->hi - d, whole = probe_blocks(w);
-        uint32_t n = first_read(w, span), read = 0, at = pos;
+        uint32_t n = first_read(w, span), read = 0, clean = 0, at = pos; /* clean: readable, in a row */
 
         while (!found) {
                 bool data;
@@ -254,12 +254,11 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 found = jbd2_first_header(w, at, (uint32_t)k, &h, &data);
                 with_data |= data;
                 read += (uint32_t)k;
+                clean = jbd2_readable_after(w) == (uint32_t)k ? clean + (uint32_t)k : jbd2_readable_after(w);
                 if ((uint32_t)k < n && !found)
                         return -ENOBUFS; /* not all of it read: no conclusion */
-                if (found || !with_data || read >= span)
-                        break;
-                /* Past where a header must come, unless blocks could not be read: read on past them. */
-                if (read >= w->max_tags + 2 && !jbd2_unreadable_held(w))
+                /* A header, zeros, the bound, or data as far as a header must come past the unreadable. */
+                if (found || !with_data || read >= span || clean >= w->max_tags + 2)
                         break;
                 if (may_cut(w, run, whole)) {
                         cut = true;
@@ -267,9 +266,9 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                         break;
                 }
                 at = wrap(w, (uint64_t)at + (uint32_t)k);
-                n = min_u32(read < whole                 ? whole - read
-                                : read < w->max_tags + 2 ? w->max_tags + 2 - read
-                                                         : whole,
+                n = min_u32(read < whole                  ? whole - read
+                                : clean < w->max_tags + 2 ? w->max_tags + 2 - clean
+                                                          : whole,
                         CHUNK_MAX);
                 n = min_u32(n, span - read);
         }
@@ -299,7 +298,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
          * data before those same zeros, and a probe cut short (may_cut()). A header not the run's,
          * or data as far as a header must come, is the end for sure.
          */
-        if (!found && (!with_data || cut || (read < w->max_tags + 2 && run->hi_sure))) {
+        if (!found && (!with_data || cut || (clean < w->max_tags + 2 && run->hi_sure))) {
                 if (!run->hi_sure) {
                         run->hi_sure = run->hi;
                         run->n_zeros = 0;

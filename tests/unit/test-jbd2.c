@@ -20,6 +20,7 @@ static const struct window window = {
 struct mem {
         const struct jmodel *m;
         long fail_block; /* -1: none */
+        long fail_to;    /* past fail_block, the first readable block; 0: fail_block alone */
 };
 
 static int mem_read(void *userdata, uint64_t block, uint32_t count, void *buf)
@@ -27,7 +28,8 @@ static int mem_read(void *userdata, uint64_t block, uint32_t count, void *buf)
         struct mem *x = userdata;
 
         for (uint32_t i = 0; i < count; i++, block++) {
-                if (block >= x->m->maxlen || (long)block == x->fail_block)
+                if (block >= x->m->maxlen || (long)block == x->fail_block ||
+                        ((long)block > x->fail_block && (long)block < x->fail_to))
                         return -EIO;
                 jm_render(x->m, (uint32_t)block, (uint8_t *)buf + (size_t)i * x->m->blocksize);
         }
@@ -593,6 +595,45 @@ static void test_torn_leftover(void)
                         later[i], r.reads, r.blocks_read);
                 jm_free(&m);
         }
+}
+
+/*
+ * Headers that cannot be read: a large transaction's commit, the small transaction after it and
+ * the next one's descriptor, unreadable together. A probe that lands among the large one's data
+ * finds no header it can read as far as a header must come from where it landed, and reads on
+ * until as many blocks after the last unreadable one: the next large transaction's commit. Taking
+ * that distance from where it landed instead took the end of the run for there, answering the
+ * commit before it (the probe at a quarter, in the 34th large transaction).
+ */
+static void test_unreadable_headers(void)
+{
+        struct jmodel m;
+        uint32_t commits[40], last = 0, met = 0;
+
+        jm_init(&m, 4096, 32768, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+        m.pos = 1000;
+        for (uint32_t t = 0; t < 40; t++) {
+                commits[t] = jm_transaction(&m, 250, false, true, T2027 + 2 * t, 0);
+                last = jm_transaction(&m, 1, false, true, T2027 + 2 * t + 1, 0);
+        }
+        jm_set_dirty(&m, 1000, 1);
+        for (uint32_t t = 0; t < 39; t++) {
+                struct mem x = { &m, commits[t], commits[t] + 5 };
+                struct jbd2_source src = {
+                        .read = mem_read, .userdata = &x, .blocksize = 4096, .max_blocks = m.maxlen
+                };
+                struct jbd2_report r = { 0 };
+                const char *reason;
+
+                check_int(jbd2_find_commit(&src, &window, 1000, &r, &reason), 0);
+                check_int(r.newest.block, last);
+                met += r.read_errors > 0;
+        }
+        /* Not every search meets them: most step over them, or probe elsewhere. */
+        check(met > 0);
+        printf("Five headers that cannot be read, after each of 39 large transactions: %u searches met them\n",
+                met);
+        jm_free(&m);
 }
 
 /*
@@ -1209,6 +1250,7 @@ int main(void)
         test_checkpointed_start();
         test_torn_large();
         test_torn_leftover();
+        test_unreadable_headers();
         test_before_5_5();
         test_last_descriptor_340();
         test_zero_data();
