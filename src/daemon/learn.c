@@ -28,23 +28,32 @@ static void add_word(char *list, size_t size, const char *word)
         memcpy(list + used, word, len + 1);
 }
 
-/* One line per time in the future: how far, whether it is new to the record, and what clears it. */
+/*
+ * One line per time in the future: how far, whether it is in the record (known before, or
+ * written now: `written`), and what clears it.
+ */
 static void log_future(const struct learn_config *c, const struct record *old, const struct candidate *f,
-        usec_t now, struct learn_summary *s)
+        usec_t now, bool written, struct learn_summary *s)
 {
         char a[ISO_TIME_MAX], ahead[DURATION_MAX], fix[256];
         const char *by = format_duration(ahead, now, f->time);
         bool known = record_has(old, f->uuid, f->source, f->time);
 
         record_fix(f->source, f->device, fix, sizeof(fix));
-        log_full(known ? LOG_NOTICE : LOG_WARNING,
-                "%s of %s is %s, %s ahead of NTP's time: %s %s; not used while the disk holds it (to clear "
-                "it for good: %s)",
-                f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,
-                known                ? "recorded already in"
-                        : c->dry_run ? "would be recorded in"
-                                     : "recorded in",
-                c->record_path, fix);
+        if (known || c->dry_run || written)
+                log_full(known ? LOG_NOTICE : LOG_WARNING,
+                        "%s of %s is %s, %s ahead of NTP's time: %s %s; not used while the disk holds it (to "
+                        "clear it for good: %s)",
+                        f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,
+                        known                ? "recorded already in"
+                                : c->dry_run ? "would be recorded in"
+                                             : "recorded in",
+                        c->record_path, fix);
+        else
+                log_warning("%s of %s is %s, %s ahead of NTP's time: not recorded, %s could not be written; "
+                            "boots go on taking it (to clear it for good: %s)",
+                        f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,
+                        c->record_path, fix);
         if (!s->fix[0])
                 snprintf(s->fix, sizeof(s->fix), "%s", fix);
         add_word(s->sources, sizeof(s->sources), f->source);
@@ -131,9 +140,14 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
                 log_warning("%s: %s: ignored%s", c->record_path, old.reason,
                         added > 0 ? ", and replaced by what is found now" : "");
 
+        /* Written first, so that each time's line says whether it is in the record now. */
+        if (added > 0 && !c->dry_run) {
+                check_on_read_fs(c, &ev);
+                r = write_record(c, &next, &lock);
+        }
         for (size_t i = 0; i < ev.n_candidates; i++)
                 if (record_in_future(ev.candidates[i].time, now, c->tolerance))
-                        log_future(c, &old, ev.candidates + i, now, ret);
+                        log_future(c, &old, ev.candidates + i, now, added > 0 && !c->dry_run && r >= 0, ret);
         if (added == 0) {
                 log_debug("Nothing new to record: %s left as it is", c->record_path);
                 return 0;
@@ -143,8 +157,6 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
                         "Would record %zu new time(s) in %s; --dry-run: not written", added, c->record_path);
                 return 0;
         }
-        check_on_read_fs(c, &ev);
-        r = write_record(c, &next, &lock);
         if (r < 0)
                 return r;
         log_notice("Recorded %zu new time(s) in %s", added, c->record_path);

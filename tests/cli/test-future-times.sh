@@ -115,6 +115,10 @@ assert_eq "$rc" 1 "learn, no state directory: exit"
 assert_match "$(cat "$TMP/learn.err")" \
         "Cannot write $TMP/none/future-times: No such file or directory \(create its directory, or give --state-dir\)" \
         "learn, no state directory: what to do"
+assert_match "$(cat "$TMP/learn.err")" \
+        "superblock:last_check of $img is $(iso "$F"), 3652 d [0-9 hmins]+ ahead of NTP's time: not recorded, $TMP/none/future-times could not be written; boots go on taking it \(to clear it for good: run tune2fs -T now $img\)" \
+        "learn, no state directory: the time is said to be not recorded"
+! grep -q "recorded in" "$TMP/learn.err" || fail "learn, no state directory: a time said recorded: $(cat "$TMP/learn.err")"
 [ ! -e "$TMP/none" ] || fail "learn, no state directory: $TMP/none was made"
 
 ############################################################################
