@@ -407,22 +407,27 @@ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct recor
         return parse_read(path, text, f.got, false, ret);
 }
 
-int record_lock(const char *path)
+int record_lock(const char *path, usec_t wait)
 {
         char dir[RECORD_PATH_MAX];
-        int dfd;
+        usec_t deadline = now_monotonic() + wait;
+        int dfd, k;
 
         if (strlen(path) >= RECORD_PATH_MAX || !path_dir(path, dir, sizeof(dir)))
                 return -ENAMETOOLONG;
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return -errno;
-        if (flock(dfd, LOCK_EX) < 0) {
-                int k = -errno;
-                close(dfd);
-                return k;
+        /* Not a blocking flock(): that waits for ever on a writer that was stopped. */
+        for (;;) {
+                if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+                        return dfd;
+                k = -errno;
+                if (k != -EWOULDBLOCK || !wait_a_moment(deadline))
+                        break;
         }
-        return dfd;
+        close(dfd);
+        return k;
 }
 
 int record_write_locked(int dfd, const char *path, const struct record *r)
@@ -456,7 +461,7 @@ int record_write_locked(int dfd, const char *path, const struct record *r)
 
 int record_write(const char *path, const struct record *r)
 {
-        _cleanup_close_ int dfd = record_lock(path);
+        _cleanup_close_ int dfd = record_lock(path, RECORD_LOCK_WAIT);
 
         if (dfd < 0)
                 return dfd;

@@ -127,14 +127,23 @@ struct struct_ext2_filsys;
 _must_check_ int record_read_fs(struct struct_ext2_filsys *fs, const char *path, struct record *ret);
 
 /*
+ * How long a writer waits for another to release the record's lock. A writer holds it for a
+ * read, a write and two fsync()s, well under a second even on an SD card; one that holds it
+ * longer is stopped (a clockfix learn suspended at a terminal) or hung, and the daemon must
+ * not wait on it for ever.
+ */
+#define RECORD_LOCK_WAIT (30 * USEC_PER_SEC)
+
+/*
  * Takes the lock of the record at path, its directory's (flock(), exclusive), and returns
  * that directory's descriptor: closing it releases the lock. One writer at a time (the
  * daemon, clockfix learn by hand, clockfix-learn.service): another's write between one's and
  * its rename would take its temporary file away, and the last rename would be of a file whose
  * blocks no syncfs() put in place; and a writer that reads the record to add to it holds the
- * lock from its read on, or another's entries written in between are lost. -errno.
+ * lock from its read on, or another's entries written in between are lost. Waits at most
+ * `wait` while another holds it: -EWOULDBLOCK after that (at once when wait is 0). -errno.
  */
-_must_check_ int record_lock(const char *path);
+_must_check_ int record_lock(const char *path, usec_t wait);
 
 /*
  * Writes r to path atomically (a new file renamed over the old one) and
@@ -144,7 +153,8 @@ _must_check_ int record_lock(const char *path);
  */
 _must_check_ int record_write_locked(int dfd, const char *path, const struct record *r);
 
-/* record_lock(), record_write_locked(), and the lock released. 0, or -errno. */
+/* record_lock() (waiting RECORD_LOCK_WAIT at most), record_write_locked(), and the lock released. 0, or
+ * -errno. */
 _must_check_ int record_write(const char *path, const struct record *r);
 
 /* How to make a recorded value leave the disk for good, for people: "run tune2fs -T now /dev/vda". */

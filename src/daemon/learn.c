@@ -2,6 +2,7 @@
 /* learn: at NTP synchronisation, the disk's times in the future, into the record (docs/design.md §10) */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,6 +105,11 @@ static int write_record(const struct learn_config *c, const struct record *next,
                 log_debug("%s written through %s", c->record_path, LEARN_UNIT);
                 return 0;
         }
+        if (r == -EWOULDBLOCK)
+                return log_warning_errno(r,
+                        "Cannot write %s: another process has held its lock for %" PRIu64
+                        " s (a clockfix learn stopped at a terminal?)",
+                        c->record_path, RECORD_LOCK_WAIT / USEC_PER_SEC);
         if (r < 0)
                 return log_warning_errno(r, "Cannot write %s: %m%s", c->record_path,
                         r == -ENOENT ? " (create its directory, or give --state-dir)" : "");
@@ -131,8 +137,15 @@ int learn(const struct learn_config *c, usec_t now, struct learn_summary *ret)
          * entries fall between the read and the write. Where it cannot be taken (no directory yet),
          * nothing is written, and the write says why.
          */
-        if (!c->dry_run)
-                lock = record_lock(c->record_path);
+        if (!c->dry_run) {
+                lock = record_lock(c->record_path, 0);
+                if (lock == -EWOULDBLOCK) {
+                        log_info("%s is being written by another process: waiting for it, %" PRIu64
+                                 " s at most",
+                                c->record_path, RECORD_LOCK_WAIT / USEC_PER_SEC);
+                        lock = record_lock(c->record_path, RECORD_LOCK_WAIT);
+                }
+        }
         if (record_read_file(c->record_path, 0, &old) < 0 ||
                 record_update(&old, ev.candidates, ev.n_candidates, now, c->tolerance, &next, &added) < 0)
                 return log_error_errno(ENOMEM, "Out of memory");

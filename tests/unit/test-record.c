@@ -243,6 +243,31 @@ static void test_io(void)
         check_int(back.error, 0);
         check_int(back.n, 1);
         record_done(&back);
+
+        /*
+         * A writer that holds the lock and does not go on (stopped at a terminal): the others wait
+         * as long as they were told, then give up; at once when told not to wait.
+         */
+        int hold = record_lock(test_path("future-times"), 0);
+        check(hold >= 0);
+        pid_t waiter = fork();
+        check(waiter >= 0);
+        if (waiter == 0) {
+                usec_t t0 = now_monotonic();
+                if (record_lock(test_path("future-times"), 0) != -EWOULDBLOCK)
+                        _exit(1);
+                if (record_lock(test_path("future-times"), 300000) != -EWOULDBLOCK)
+                        _exit(2);
+                if (now_monotonic() - t0 < 300000)
+                        _exit(3);
+                _exit(0);
+        }
+        int status;
+        check(waitpid(waiter, &status, 0) == waiter);
+        check(WIFEXITED(status));
+        check_int(WEXITSTATUS(status), 0);
+        close(hold);
+        check_int(record_write(test_path("future-times"), &r), 0);
         record_done(&r);
         sh("rm -rf '%s'", test_dir);
 
