@@ -194,7 +194,7 @@ static inline bool valid_block(const struct jbd2_report *r, uint32_t block)
 /* jbd2-read.c: the blocks held, read within the budget. */
 bool jbd2_is_held(const struct walk *w, uint32_t pos);
 bool jbd2_unreadable_held(const struct walk *w);
-uint32_t jbd2_readable_after(const struct walk *w);
+uint32_t jbd2_readable_after(const struct walk *w, uint32_t pos, uint32_t n);
 const uint8_t *jbd2_held(const struct walk *w, uint32_t pos);
 int jbd2_load(struct walk *w, uint32_t pos, uint32_t n);
 bool jbd2_held_zeros(const struct walk *w);

@@ -19,14 +19,14 @@ bool jbd2_unreadable_held(const struct walk *w)
         return memchr(w->unreadable, 1, w->held_n) != NULL;
 }
 
-/* The blocks held after the last one that could not be read: all of them when each could. */
-uint32_t jbd2_readable_after(const struct walk *w)
+/* Of the n blocks held from pos, those after the last one that could not be read: n when each could. */
+uint32_t jbd2_readable_after(const struct walk *w, uint32_t pos, uint32_t n)
 {
-        uint32_t n = w->held_n;
+        uint32_t i = distance(w, w->held_pos, pos), k = 0;
 
-        while (n > 0 && !w->unreadable[n - 1])
-                n--;
-        return w->held_n - n;
+        while (k < n && !w->unreadable[i + n - 1 - k])
+                k++;
+        return k;
 }
 
 /* Block pos, if it is held and could be read; else NULL. */

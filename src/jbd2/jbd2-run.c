@@ -254,7 +254,8 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 found = jbd2_first_header(w, at, (uint32_t)k, &h, &data);
                 with_data |= data;
                 read += (uint32_t)k;
-                clean = jbd2_readable_after(w) == (uint32_t)k ? clean + (uint32_t)k : jbd2_readable_after(w);
+                uint32_t tail = jbd2_readable_after(w, at, (uint32_t)k);
+                clean = tail == (uint32_t)k ? clean + tail : tail;
                 if ((uint32_t)k < n && !found)
                         return -ENOBUFS; /* not all of it read: no conclusion */
                 /* A header, zeros, the bound, or data as far as a header must come past the unreadable. */

@@ -69,17 +69,24 @@ static int transaction_start(
  * 1, or 0 when there is none. 2 when a header newer than run->last comes first, back from it:
  * the run went on there with newer transactions, so run->last, the probe's landing, is an
  * older transaction past the run's end (a torn one, which the next mount wrote over only in
- * part, its later descriptors left).
+ * part, its later descriptors left); *stale is then the nearest header past the newer one, met
+ * on the way back (else as it was), not the run's either.
  */
-static int take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint32_t n)
+static int take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint32_t n, uint32_t *stale)
 {
         for (uint32_t i = n; i-- > 0;) {
+                uint32_t p = wrap(w, (uint64_t)pos + i);
                 struct header h;
 
-                if (!jbd2_header_at(w, wrap(w, (uint64_t)pos + i), &h) || seq_after(run->seq0, h.sequence))
-                        continue; /* older than the run's first transaction: not the run's */
-                if (seq_after(h.sequence, run->last.sequence) && !seq_after(h.sequence, w->max))
+                if (!jbd2_header_at(w, p, &h))
+                        continue;
+                if (!seq_after(run->seq0, h.sequence) && seq_after(h.sequence, run->last.sequence) &&
+                        !seq_after(h.sequence, w->max))
                         return 2;
+                /* Older than the newer header, should one come further back: not the run's then. */
+                *stale = p;
+                if (seq_after(run->seq0, h.sequence))
+                        continue; /* older than the run's first transaction: not the run's */
                 if (h.type == BLOCK_COMMIT &&
                         (!run->commit.found || seq_after(h.sequence, run->commit.sequence)) &&
                         seq_after(run->last.sequence, h.sequence)) {
@@ -91,14 +98,15 @@ static int take_commit_held(struct walk *w, struct run *run, uint32_t pos, uint3
 }
 
 /*
- * The landing was not the run's: the run ends before it, for sure (a header the run would have
- * written over), and goes on from the header following had reached, through blocks now held.
+ * The landing was not the run's: the run ends before `stale`, the first header after the newer one
+ * (it is older: a header the run would have written over), for sure, and goes on from the header
+ * following had reached, through blocks now held.
  */
-static void unland(struct walk *w, struct run *run)
+static void unland(struct walk *w, struct run *run, uint32_t stale)
 {
         log_debug("journal: transaction %u at block %u lies past the run's end: a newer one is before it",
                 run->last.sequence, block_of(w, run->last.pos));
-        run->hi = distance(w, run->pos0, run->last.pos);
+        run->hi = distance(w, run->pos0, stale);
         run->hi_sure = 0;
         run->n_zeros = 0;
         run->hi_cut = false;
@@ -118,6 +126,7 @@ static void unland(struct walk *w, struct run *run)
 int jbd2_commit_before_landing(struct walk *w, struct run *run)
 {
         uint32_t from = run->before_landing.next, todo = distance(w, from, run->last.pos), n = CHUNK_MAX;
+        uint32_t stale = run->last.pos;
         bool looked = false;
 
         while (todo > 0) {
@@ -126,9 +135,9 @@ int jbd2_commit_before_landing(struct walk *w, struct run *run)
 
                 if (k < 0)
                         return k;
-                k = take_commit_held(w, run, pos, (uint32_t)k);
+                k = take_commit_held(w, run, pos, (uint32_t)k, &stale);
                 if (k == 2)
-                        unland(w, run);
+                        unland(w, run, stale);
                 if (k > 0)
                         return k - 1;
                 todo -= min_u32(todo, n);
@@ -141,6 +150,7 @@ int jbd2_commit_before_landing(struct walk *w, struct run *run)
                         if (k == 1) {
                                 /* Its revoke blocks, few, and the commit before them, first. */
                                 todo = distance(w, from, start);
+                                stale = start;
                                 n = START_CHUNK;
                         }
                 }
