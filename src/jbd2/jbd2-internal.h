@@ -131,6 +131,7 @@ struct run {
         unsigned cuts;             /* the probes cut short */
         bool no_cuts;              /* one was not the end: the run went on past it */
         unsigned steps;            /* the steps walked from the first probe, landed in the run */
+        uint32_t unread_at;        /* 0, or 1 + where an unreadable header had unsure ends dropped */
         bool ended;                /* last is the run's last header */
         struct jbd2_commit commit; /* the newest commit of the run known */
         uint32_t commit_pos;

@@ -348,7 +348,8 @@ static int resume_cut(struct walk *w, struct run *run)
  * descriptor whose next header lies past there, so the zeros were that transaction's data (jbd2
  * journals zeroed blocks: an emptied bitmap, a file of zeros with data=journal), or it was torn by
  * a power cut. The block where that next header goes tells which: a header of the run there
- * (1), and the run is followed on as far as it surely may; else it ended (0); or -ENOBUFS.
+ * (1), and the run is followed on as far as it surely may; one that cannot be read (1), and the
+ * run is looked for past it; else it ended (0); or -ENOBUFS.
  */
 static int goes_on_past_zeros(struct walk *w, struct run *run)
 {
@@ -362,10 +363,15 @@ static int goes_on_past_zeros(struct walk *w, struct run *run)
 
         if (k < 0)
                 return k;
-        if (!jbd2_header_at(w, run->last.next, &h) || !continues(w, run, &h))
+        if (!jbd2_held(w, run->last.next))
+                /* Unreadable: it may be the header; looked past as any unreadable one is. */
+                log_debug("journal: the run may go on past the zeros at offset %u: block %u cannot be read",
+                        (unsigned)run->hi, block_of(w, run->last.next));
+        else if (!jbd2_header_at(w, run->last.next, &h) || !continues(w, run, &h))
                 return 0;
-        log_debug("journal: the run goes on past the zeros at offset %u: %s", (unsigned)run->hi,
-                jbd2_describe(w, &h, (char[128]){ 0 }, 128));
+        else
+                log_debug("journal: the run goes on past the zeros at offset %u: %s", (unsigned)run->hi,
+                        jbd2_describe(w, &h, (char[128]){ 0 }, 128));
         /* The probes of zeros further on still bound it, as unsure as before; past them, the sure one. */
         while (run->n_zeros > 0 && run->zeros[run->n_zeros - 1] <= off)
                 run->n_zeros--;
@@ -478,7 +484,15 @@ int jbd2_find_end(struct walk *w, struct run *run)
                          tail = w->zeros_met || 2 * chunk < TAIL_BLOCKS ? TAIL_BLOCKS : 2 * chunk;
 
                 if (jbd2_is_held(w, run->last.next)) {
-                        /* Unreadable: look for the run beyond it. */
+                        /*
+                         * Unreadable: look for the run beyond it, past the ends other probes left
+                         * unsure (zeros, a probe cut short): the header that would tell them from
+                         * the run's own blocks is what cannot be read. Once: the probe from there
+                         * stands.
+                         */
+                        while (run->unread_at != nk + 1 && run->hi_sure)
+                                drop_bound(run);
+                        run->unread_at = nk + 1;
                         k = 0;
                         if (nk + 1 < run->hi)
                                 k = probe(w, run, nk + 1);
