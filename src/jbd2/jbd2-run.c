@@ -229,12 +229,15 @@ static bool may_cut(const struct walk *w, const struct run *run, uint32_t whole)
  * zeros: the run's commits all lie before d. Only data: read on as far as a
  * header must come within the run (a descriptor lists at most max_tags data
  * blocks); none there either: before d too. Past a run of small transactions,
- * a probe may stop after its first read instead (may_cut()).
+ * a probe may stop after its first read instead (may_cut()). Just past a
+ * header that cannot be read (past_unreadable), zeros are no sign of the end
+ * (they may be the transaction's data, which that header lists) and count as
+ * data, and the probe is not cut.
  */
-static int probe(struct walk *w, struct run *run, uint32_t d)
+static int probe(struct walk *w, struct run *run, uint32_t d, bool past_unreadable)
 {
         struct header h;
-        bool found, with_data = false, cut = false;
+        bool found, with_data = past_unreadable, cut = false;
         char buf[128];
         int r = look_on_lattice(w, run, &d, &h);
 
@@ -261,7 +264,7 @@ static int probe(struct walk *w, struct run *run, uint32_t d)
                 /* A header, zeros, the bound, or data as far as a header must come past the unreadable. */
                 if (found || !with_data || read >= span || clean >= w->max_tags + 2)
                         break;
-                if (may_cut(w, run, whole)) {
+                if (!past_unreadable && may_cut(w, run, whole)) {
                         cut = true;
                         run->cuts++;
                         break;
@@ -338,7 +341,7 @@ static int resume_cut(struct walk *w, struct run *run)
         drop_bound(run);
         run->no_cuts = true;
         log_debug("journal: reading through the probe cut short at offset %u", d);
-        k = probe(w, run, d);
+        k = probe(w, run, d, false);
         run->no_cuts = run->last.pos != was;
         return k;
 }
@@ -495,7 +498,7 @@ int jbd2_find_end(struct walk *w, struct run *run)
                         run->unread_at = nk + 1;
                         k = 0;
                         if (nk + 1 < run->hi)
-                                k = probe(w, run, nk + 1);
+                                k = probe(w, run, nk + 1, true);
                         else
                                 run->ended = true;
                 } else if (step_to_commit(w, run) && (!stepped || gap <= tail)) {
@@ -523,7 +526,7 @@ int jbd2_find_end(struct walk *w, struct run *run)
                         width = run->hi - nk;
                         interpolated = bisect ? 0 : interpolated + 1;
                         k = d - nk < first_read(w, UINT32_MAX) ? jbd2_load(w, run->last.next, chunk)
-                                                               : probe(w, run, d);
+                                                               : probe(w, run, d, false);
                         landed = run->last.pos != was && !probed;
                         if (k >= 0 && run->last.pos != was && run->hi_cut)
                                 k = resume_cut(w, run);

@@ -598,6 +598,43 @@ static void test_torn_leftover(void)
 }
 
 /*
+ * The newest transaction's descriptor cannot be read, and its data are zeros (an emptied bitmap,
+ * a file of zeros with data=journal): zeros just past an unreadable header are no sign the run
+ * ended there, as the header that would tell is the one that cannot be read. Its commit lies
+ * within a descriptor's most tags of it, and the probe past it reads that far.
+ */
+static void test_unreadable_before_zeros(void)
+{
+        static const uint32_t sizes[] = { 1, 40, 250 };
+        unsigned met = 0;
+
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+                struct jmodel m;
+                struct jbd2_report r;
+                uint32_t start, descriptor, last;
+
+                jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+                m.pos = 700;
+                start = m.pos;
+                small_transactions(&m, 100, T2027);
+                descriptor = m.pos;
+                last = jm_transaction(&m, sizes[i], false, true, T2027 + 200, 0);
+                for (uint32_t b = descriptor + 1; b < last; b++)
+                        m.blocks[b].kind = JM_ZERO;
+                jm_set_dirty(&m, start, 1);
+                check_int(walk_budget(&m, (long)descriptor, 100, &r, NULL), 0);
+                check_int(r.newest.block, last);
+                check(!r.budget_exhausted);
+                met += r.read_errors > 0;
+                printf("An unreadable descriptor before %u zero blocks, the newest: %u reads, %u blocks, %u "
+                       "unreadable\n",
+                        sizes[i], r.reads, r.blocks_read, r.read_errors);
+                jm_free(&m);
+        }
+        check(met > 0); /* a search that never reads the descriptor tests nothing here */
+}
+
+/*
  * Headers that cannot be read: a large transaction's commit, the small transaction after it and
  * the next one's descriptor, unreadable together. A probe that lands among the large one's data
  * finds no header it can read as far as a header must come from where it landed, and reads on
@@ -1251,6 +1288,7 @@ int main(void)
         test_torn_large();
         test_torn_leftover();
         test_unreadable_headers();
+        test_unreadable_before_zeros();
         test_before_5_5();
         test_last_descriptor_340();
         test_zero_data();
