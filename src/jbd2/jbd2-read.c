@@ -132,12 +132,12 @@ int jbd2_load(struct walk *w, uint32_t pos, uint32_t n)
         return w->held_n > 0 ? (int)w->held_n : -ENOBUFS;
 }
 
-/* Whether the blocks held are all zeros: never written. */
+/* Whether the blocks held are all zeros: never written. One that could not be read may not be. */
 bool jbd2_held_zeros(const struct walk *w)
 {
         for (uint32_t i = 0; i < w->held_n; i++) {
                 const uint8_t *b = jbd2_held(w, wrap(w, (uint64_t)w->held_pos + i));
-                if (b && !all_zero(b, w->rep->blocksize))
+                if (!b || !all_zero(b, w->rep->blocksize))
                         return false;
         }
         return true;

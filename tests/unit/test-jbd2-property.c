@@ -429,7 +429,7 @@ static void test_torn_leftovers(uint64_t first, unsigned count)
 /* A journal with ranges of blocks that cannot be read. */
 struct unreadable {
         const struct jmodel *m;
-        uint32_t from[3], to[3];
+        uint32_t from[4], to[4];
         unsigned n;
 };
 
@@ -451,11 +451,13 @@ static int unreadable_read_one(void *userdata, uint64_t block, void *buf)
 
 /*
  * Generated histories with blocks that cannot be read: one to three ranges of 1 to 12 blocks,
- * half of them from a header on. The oracle reads every block that can be read; the search, with
- * the budget to read the whole log and to read around each range block by block, finds its
- * answers unless it says that budget was spent. It once took an unsure end (zeros, a probe cut
+ * half of them from a header on, and in a quarter of the histories 1 to 40 blocks from where the
+ * log starts. The oracle reads every block that can be read; the search, with the budget to
+ * read the whole log and to read around each range block by block, finds its answers unless it
+ * says that budget was spent. It once took an unsure end (zeros, a probe cut
  * short) for sure past an unreadable header, and a probe once forgot the unreadable blocks of its
- * first read: an older commit, with nothing said but the read errors.
+ * first read: an older commit, with nothing said but the read errors. Blocks where the log starts
+ * that could not be read were once taken for zeros: no commit at all.
  */
 static void test_unreadable_ranges(uint64_t first, unsigned count)
 {
@@ -485,11 +487,20 @@ static void test_unreadable_ranges(uint64_t first, unsigned count)
                         u.from[j] = b;
                         u.to[j] = b + len;
                 }
+                /* A quarter of them from where the log starts, for up to 40 blocks. */
+                uint64_t at_start = jh_seed(seed ^ 0x57a27ull);
+                uint32_t start_len = 0;
+                if (jh_rand(&at_start) % 4 == 0) {
+                        start_len = 1 + (uint32_t)(jh_rand(&at_start) % 40);
+                        u.from[u.n] = m.start ? m.start : m.first;
+                        u.to[u.n] = u.from[u.n] + start_len;
+                        u.n++;
+                }
                 check_int(jo_scan(unreadable_read_one, &u, m.blocksize, 0, m.maxlen, m.fc_blocks > 0,
                                   window.floor, window.not_after, &o),
                         0);
-                check_int(
-                        search_through(unreadable_read, &u, &m, 2 * (length / 256 + 2) + 64 + 48 * u.n, &r),
+                check_int(search_through(unreadable_read, &u, &m,
+                                  2 * (length / 256 + 2) + 64 + 48 * u.n + 2 * start_len, &r),
                         0);
                 spent += r.budget_exhausted;
                 if (!r.budget_exhausted && (!same(&r.best, &o.best) || !same(&r.newest, &o.newest))) {

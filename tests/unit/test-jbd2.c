@@ -635,6 +635,52 @@ static void test_unreadable_before_zeros(void)
 }
 
 /*
+ * The blocks where the log starts unreadable: a log from the first block, of small transactions
+ * or a large one and small ones, its first 16 to 40 blocks unreadable. The search took the blocks
+ * it holds from there, none readable, for zeros: a log never written, no commit and no flag. With
+ * the budget to read around them block by block, the newest commit; with the default budget, it
+ * or a flag that the budget was spent.
+ */
+static void test_unreadable_start(void)
+{
+        static const uint32_t spans[] = { 16, 24, 40 };
+        unsigned spent = 0;
+
+        for (unsigned large = 0; large < 2; large++)
+                for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+                        struct jmodel m;
+                        struct jbd2_report r;
+                        uint32_t start, last;
+
+                        jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 1);
+                        start = m.pos;
+                        if (large)
+                                jm_transaction(&m, 250, false, true, T2027, 0);
+                        last = small_transactions(&m, 200, T2027 + 1);
+                        jm_set_dirty(&m, start, 1);
+                        struct mem x = { &m, start, start + spans[i] };
+                        struct jbd2_source src = {
+                                .read = mem_read, .userdata = &x, .blocksize = 4096, .max_blocks = m.maxlen
+                        };
+                        const char *reason;
+
+                        r = (struct jbd2_report){ 0 };
+                        check_int(jbd2_find_commit(&src, &window, 200, &r, &reason), 0);
+                        check_int(r.newest.block, last);
+                        check(!r.budget_exhausted);
+                        check_int(r.read_errors, spans[i]);
+                        printf("The log's first %u blocks unreadable%s: %u reads, %u blocks\n", spans[i],
+                                large ? ", a large transaction" : "", r.reads, r.blocks_read);
+                        r = (struct jbd2_report){ 0 };
+                        check_int(jbd2_find_commit(&src, &window, JBD2_BUDGET_DEFAULT, &r, &reason), 0);
+                        check(r.budget_exhausted || r.newest.block == last);
+                        spent += r.budget_exhausted;
+                        jm_free(&m);
+                }
+        printf("With the default budget, spent in %u of 6\n", spent);
+}
+
+/*
  * Headers that cannot be read: a large transaction's commit, the small transaction after it and
  * the next one's descriptor, unreadable together. A probe that lands among the large one's data
  * finds no header it can read as far as a header must come from where it landed, and reads on
@@ -1289,6 +1335,7 @@ int main(void)
         test_torn_leftover();
         test_unreadable_headers();
         test_unreadable_before_zeros();
+        test_unreadable_start();
         test_before_5_5();
         test_last_descriptor_340();
         test_zero_data();
