@@ -153,8 +153,10 @@ _must_check_ int record_lock(const char *path, usec_t wait);
  */
 _must_check_ int record_write_locked(int dfd, const char *path, const struct record *r);
 
-/* record_lock() (waiting RECORD_LOCK_WAIT at most), record_write_locked(), and the lock released. 0, or
- * -errno. */
+/*
+ * record_lock() (waiting RECORD_LOCK_WAIT at most), record_write_locked(),
+ * and the lock released. 0, or -errno.
+ */
 _must_check_ int record_write(const char *path, const struct record *r);
 
 /* How to make a recorded value leave the disk for good, for people: "run tune2fs -T now /dev/vda". */

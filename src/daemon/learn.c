@@ -36,25 +36,23 @@ static void add_word(char *list, size_t size, const char *word)
 static void log_future(const struct learn_config *c, const struct record *old, const struct candidate *f,
         usec_t now, bool written, struct learn_summary *s)
 {
-        char a[ISO_TIME_MAX], ahead[DURATION_MAX], fix[256];
+        char a[ISO_TIME_MAX], ahead[DURATION_MAX], fix[256], what[PATH_MAX + 64];
         const char *by = format_duration(ahead, now, f->time);
         bool known = record_has(old, f->uuid, f->source, f->time);
 
         record_fix(f->source, f->device, fix, sizeof(fix));
         if (known || c->dry_run || written)
-                log_full(known ? LOG_NOTICE : LOG_WARNING,
-                        "%s of %s is %s, %s ahead of NTP's time: %s %s; not used while the disk holds it (to "
-                        "clear it for good: %s)",
-                        f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,
+                snprintf(what, sizeof(what), "%s %s; not used while the disk holds it",
                         known                ? "recorded already in"
                                 : c->dry_run ? "would be recorded in"
                                              : "recorded in",
-                        c->record_path, fix);
+                        c->record_path);
         else
-                log_warning("%s of %s is %s, %s ahead of NTP's time: not recorded, %s could not be written; "
-                            "boots go on taking it (to clear it for good: %s)",
-                        f->source, f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by,
-                        c->record_path, fix);
+                snprintf(what, sizeof(what), "not recorded, %s could not be written; boots go on taking it",
+                        c->record_path);
+        log_full(known ? LOG_NOTICE : LOG_WARNING,
+                "%s of %s is %s, %s ahead of NTP's time: %s (to clear it for good: %s)", f->source,
+                f->device, format_iso(a, f->time), by[0] == '+' ? by + 1 : by, what, fix);
         if (!s->fix[0])
                 snprintf(s->fix, sizeof(s->fix), "%s", fix);
         add_word(s->sources, sizeof(s->sources), f->source);
