@@ -325,6 +325,7 @@ static int search(struct walk *w)
         struct jbd2_report *r = w->rep;
         struct run run = { .hi = w->length };
         struct header h;
+        bool start_unread = false; /* dirty, and the block where it says the log starts cannot be read */
         int k = 0;
 
         w->restarts = !valid_block(r, r->head);
@@ -344,6 +345,7 @@ static int search(struct walk *w)
         if (r->dirty) {
                 run.pos0 = r->start - r->first;
                 k = jbd2_run_start(w, run.pos0, r->sequence, &h);
+                start_unread = k == 0 && !jbd2_held(w, run.pos0);
                 if (k == 0)
                         log_debug(
                                 "journal: no transaction %u at block %u, where the log starts: looking from "
@@ -356,9 +358,12 @@ static int search(struct walk *w)
         }
         if (k < 0)
                 return k;
+        /*
+         * Zeros where the log starts: never written; not when its start could not be read (they may
+         * be the data of a transaction that came around). Else a log in no order known: read it all.
+         */
         if (k == 0)
-                /* Zeros where the log starts: never written. Else a log in no order known: read it all. */
-                return jbd2_held_zeros(w) ? 0 : scan(w, 0, w->length);
+                return !start_unread && jbd2_held_zeros(w) ? 0 : scan(w, 0, w->length);
 
         run.seq0 = h.sequence;
         run.target = r->dirty ? 0 : r->sequence - 1;

@@ -487,7 +487,7 @@ static void test_unreadable_ranges(uint64_t first, unsigned count)
                         u.from[j] = b;
                         u.to[j] = b + len;
                 }
-                /* A quarter of them from where the log starts, for up to 40 blocks. */
+                /* In a quarter, up to 40 blocks from s_start (a clean log's first block; not wrapped). */
                 uint64_t at_start = jh_seed(seed ^ 0x57a27ull);
                 uint32_t start_len = 0;
                 if (jh_rand(&at_start) % 4 == 0) {

@@ -681,6 +681,43 @@ static void test_unreadable_start(void)
 }
 
 /*
+ * A dirty log whose start cannot be read, and whose first blocks hold zeros: the data of a
+ * transaction that came around the end of the log (journalled blocks of zeros). The search,
+ * looking for the run from the log's first block, took those zeros for a log never written: no
+ * commit, and no flag.
+ */
+static void test_unreadable_start_zeros(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint64_t t = T2027;
+        uint32_t start, d, last = 0;
+
+        jm_init(&m, 1024, 2048, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 100);
+        for (int i = 0; i < 300; i++)
+                jm_transaction(&m, 4, false, true, t++, 0);
+        start = m.pos;
+        while (m.pos < jm_last(&m) - 10)
+                jm_transaction(&m, 1, false, true, t++, 0);
+        d = m.pos;
+        jm_transaction(&m, 40, false, true, t++, 0); /* its data at the log's end and from its start */
+        for (uint32_t b = 1; b < m.maxlen; b++)
+                if (m.blocks[b].kind == JM_DATA && (b <= 31 || b > d))
+                        m.blocks[b].kind = JM_ZERO;
+        for (int i = 0; i < 5; i++)
+                last = jm_transaction(&m, 1, false, true, t++, 0);
+        jm_set_dirty(&m, start, 400);
+        check_int(walk_budget(&m, start, 1000, &r, NULL), 0);
+        check_int(r.newest.block, last);
+        check(!r.budget_exhausted);
+        printf("A dirty log's unreadable start, zeros where the log begins: %u reads, %u blocks\n", r.reads,
+                r.blocks_read);
+        check_int(walk_budget(&m, start, JBD2_BUDGET_DEFAULT, &r, NULL), 0);
+        check(r.budget_exhausted || r.newest.block == last);
+        jm_free(&m);
+}
+
+/*
  * Headers that cannot be read: a large transaction's commit, the small transaction after it and
  * the next one's descriptor, unreadable together. A probe that lands among the large one's data
  * finds no header it can read as far as a header must come from where it landed, and reads on
@@ -1336,6 +1373,7 @@ int main(void)
         test_unreadable_headers();
         test_unreadable_before_zeros();
         test_unreadable_start();
+        test_unreadable_start_zeros();
         test_before_5_5();
         test_last_descriptor_340();
         test_zero_data();
