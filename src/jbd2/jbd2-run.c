@@ -541,18 +541,30 @@ int jbd2_find_end(struct walk *w, struct run *run)
 /*
  * The first header of the run at pos: the one there when it is expected
  * there (sequence, when not 0), else the first in the chunk read from pos.
- * 1 with *ret, 0 when there is none, -ENOBUFS.
+ * Zeros there may be the data of a transaction that came around the end of
+ * the log (journalled blocks of zeros), not a log never written, once a
+ * kernel has used the journal (mke2fs numbers its first transaction 1, and
+ * each mount starts one past s_sequence): then it reads on as far as a
+ * header must come. 1 with *ret, 0 when there is none, -ENOBUFS.
  */
 int jbd2_run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct header *ret)
 {
-        bool with_data;
+        bool with_data = false;
         int k = jbd2_load(w, pos, START_CHUNK);
 
         if (k < 0)
                 return k;
         if (sequence)
                 return jbd2_header_at(w, pos, ret) && ret->sequence == sequence;
-        if (jbd2_first_header(w, pos, (uint32_t)k, ret, &with_data))
-                return !seq_after(ret->sequence, w->max);
+        for (uint32_t n = 0; !with_data && n <= w->max_tags && n < w->length; n += (uint32_t)k) {
+                uint32_t at = wrap(w, (uint64_t)pos + n);
+
+                if (n > 0 && (k = jbd2_load(w, at, min_u32(w->max_tags + 1 - n, CHUNK_MAX))) < 0)
+                        return k;
+                if (jbd2_first_header(w, at, (uint32_t)k, ret, &with_data))
+                        return !seq_after(ret->sequence, w->max);
+                if (w->rep->sequence == 1)
+                        break;
+        }
         return 0;
 }

@@ -681,6 +681,47 @@ static void test_unreadable_start(void)
 }
 
 /*
+ * A clean log of a kernel before 6.5, whose last mount came around the end of the log: its
+ * first blocks hold the zero data of the transaction that did (journalled blocks of zeros).
+ * The search took the zeros where the log starts for a log never written: no commit. With a
+ * journal no kernel has used (s_sequence 1, as mke2fs writes it), zeros are taken as such.
+ */
+static void test_clean_zeros_at_start(void)
+{
+        struct jmodel m;
+        struct jbd2_report r;
+        uint64_t t = T2027;
+        uint32_t d, last = 0;
+
+        jm_init(&m, 1024, 2048, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 100);
+        while (m.pos < jm_last(&m) - 10)
+                jm_transaction(&m, 1, false, true, t++, 0);
+        d = m.pos;
+        jm_transaction(&m, 40, false, true, t++, 0); /* its data at the log's end and from its start */
+        for (uint32_t b = 1; b < m.maxlen; b++)
+                if (m.blocks[b].kind == JM_DATA && (b <= 31 || b > d))
+                        m.blocks[b].kind = JM_ZERO;
+        for (int i = 0; i < 5; i++)
+                last = jm_transaction(&m, 1, false, true, t++, 0);
+        jm_set_clean(&m, m.next_sequence + 1, 0);
+        check_int(walk(&m, &r), 0);
+        check_int(r.newest.block, last);
+        check(!r.budget_exhausted);
+        printf("A clean log's zero data where it starts: %u reads, %u blocks\n", r.reads, r.blocks_read);
+        jm_free(&m);
+
+        /* Never used, and used by a kernel that wrote nothing: one read more, none found. */
+        for (uint32_t seq = 1; seq <= 2; seq++) {
+                jm_init(&m, 4096, 4096, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, seq);
+                check_int(walk(&m, &r), 0);
+                check(!r.newest.found);
+                check(!r.budget_exhausted);
+                check_int(r.reads, seq == 1 ? 1 : 2);
+                jm_free(&m);
+        }
+}
+
+/*
  * A dirty log whose start cannot be read, and whose first blocks hold zeros: the data of a
  * transaction that came around the end of the log (journalled blocks of zeros). The search,
  * looking for the run from the log's first block, took those zeros for a log never written: no
@@ -1374,6 +1415,7 @@ int main(void)
         test_unreadable_before_zeros();
         test_unreadable_start();
         test_unreadable_start_zeros();
+        test_clean_zeros_at_start();
         test_before_5_5();
         test_last_descriptor_340();
         test_zero_data();
