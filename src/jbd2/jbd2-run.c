@@ -543,9 +543,9 @@ int jbd2_find_end(struct walk *w, struct run *run)
  * there (sequence, when not 0), else the first in the chunk read from pos.
  * Zeros there may be the data of a transaction that came around the end of
  * the log (journalled blocks of zeros), not a log never written, once a
- * kernel has used the journal (mke2fs numbers its first transaction 1, and
- * each mount starts one past s_sequence): then it reads on as far as a
- * header must come. 1 with *ret, 0 when there is none, -ENOBUFS.
+ * kernel has used the journal (mke2fs writes s_sequence 1; a mount numbers
+ * its transactions from one past it): then it reads on as far as a header
+ * must come. 1 with *ret, 0 when there is none, -ENOBUFS.
  */
 int jbd2_run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct header *ret)
 {
