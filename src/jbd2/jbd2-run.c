@@ -556,15 +556,15 @@ int jbd2_run_start(struct walk *w, uint32_t pos, uint32_t sequence, struct heade
                 return k;
         if (sequence)
                 return jbd2_header_at(w, pos, ret) && ret->sequence == sequence;
-        for (uint32_t n = 0; !with_data && n <= w->max_tags && n < w->length; n += (uint32_t)k) {
+        uint32_t reach = w->rep->sequence == 1 ? (uint32_t)k : w->max_tags + 1;
+
+        for (uint32_t n = 0; !with_data && n < reach && n < w->length; n += (uint32_t)k) {
                 uint32_t at = wrap(w, (uint64_t)pos + n);
 
-                if (n > 0 && (k = jbd2_load(w, at, min_u32(w->max_tags + 1 - n, CHUNK_MAX))) < 0)
+                if (n > 0 && (k = jbd2_load(w, at, min_u32(reach - n, CHUNK_MAX))) < 0)
                         return k;
                 if (jbd2_first_header(w, at, (uint32_t)k, ret, &with_data))
                         return !seq_after(ret->sequence, w->max);
-                if (w->rep->sequence == 1)
-                        break;
         }
         return 0;
 }

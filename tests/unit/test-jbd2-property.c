@@ -454,10 +454,10 @@ static int unreadable_read_one(void *userdata, uint64_t block, void *buf)
  * half of them from a header on, and in a quarter of the histories 1 to 40 blocks from where the
  * log starts. The oracle reads every block that can be read; the search, with the budget to
  * read the whole log and to read around each range block by block, finds its answers unless it
- * says that budget was spent. It once took an unsure end (zeros, a probe cut
- * short) for sure past an unreadable header, and a probe once forgot the unreadable blocks of its
- * first read: an older commit, with nothing said but the read errors. Blocks where the log starts
- * that could not be read were once taken for zeros: no commit at all.
+ * says that budget was spent. It once took an unsure end (zeros, a probe cut short) for sure
+ * past an unreadable header, and a probe once forgot the unreadable blocks of its first read: an
+ * older commit, with nothing said but the read errors. Blocks where the log starts that could not
+ * be read were once taken for zeros: no commit at all.
  */
 static void test_unreadable_ranges(uint64_t first, unsigned count)
 {

@@ -36,10 +36,11 @@ static int mem_read(void *userdata, uint64_t block, uint32_t count, void *buf)
         return 0;
 }
 
-static int walk_budget(
-        const struct jmodel *m, long fail_block, unsigned budget, struct jbd2_report *r, const char **reason)
+/* A search of m with budget, blocks fail_block to fail_to (see struct mem) unreadable. */
+static int walk_range(const struct jmodel *m, long fail_block, long fail_to, unsigned budget,
+        struct jbd2_report *r, const char **reason)
 {
-        struct mem x = { m, fail_block };
+        struct mem x = { m, fail_block, fail_to };
         struct jbd2_source src = {
                 .read = mem_read,
                 .userdata = &x,
@@ -52,6 +53,12 @@ static int walk_budget(
 
         *r = (struct jbd2_report){ 0 };
         return jbd2_find_commit(&src, &window, budget, r, reason ? reason : &dummy);
+}
+
+static int walk_budget(
+        const struct jmodel *m, long fail_block, unsigned budget, struct jbd2_report *r, const char **reason)
+{
+        return walk_range(m, fail_block, 0, budget, r, reason);
 }
 
 static int walk(const struct jmodel *m, struct jbd2_report *r)
@@ -658,26 +665,39 @@ static void test_unreadable_start(void)
                                 jm_transaction(&m, 250, false, true, T2027, 0);
                         last = small_transactions(&m, 200, T2027 + 1);
                         jm_set_dirty(&m, start, 1);
-                        struct mem x = { &m, start, start + spans[i] };
-                        struct jbd2_source src = {
-                                .read = mem_read, .userdata = &x, .blocksize = 4096, .max_blocks = m.maxlen
-                        };
-                        const char *reason;
-
-                        r = (struct jbd2_report){ 0 };
-                        check_int(jbd2_find_commit(&src, &window, 200, &r, &reason), 0);
+                        check_int(walk_range(&m, start, start + spans[i], 200, &r, NULL), 0);
                         check_int(r.newest.block, last);
                         check(!r.budget_exhausted);
                         check_int(r.read_errors, spans[i]);
                         printf("The log's first %u blocks unreadable%s: %u reads, %u blocks\n", spans[i],
                                 large ? ", a large transaction" : "", r.reads, r.blocks_read);
-                        r = (struct jbd2_report){ 0 };
-                        check_int(jbd2_find_commit(&src, &window, JBD2_BUDGET_DEFAULT, &r, &reason), 0);
+                        check_int(walk_range(&m, start, start + spans[i], JBD2_BUDGET_DEFAULT, &r, NULL), 0);
                         check(r.budget_exhausted || r.newest.block == last);
                         spent += r.budget_exhausted;
                         jm_free(&m);
                 }
         printf("With the default budget, spent in %u of 6\n", spent);
+}
+
+/*
+ * From m's position, small transactions up to 10 blocks before the end of the log, then one of
+ * 40 data blocks that comes around it, its data zeros (journalled blocks of zeros: at the log's
+ * end and from its first block on), and 5 small ones. Returns the last commit's block.
+ */
+static uint32_t zero_data_around(struct jmodel *m, uint64_t t)
+{
+        uint32_t d, last = 0;
+
+        while (m->pos < jm_last(m) - 10)
+                jm_transaction(m, 1, false, true, t++, 0);
+        d = m->pos;
+        jm_transaction(m, 40, false, true, t++, 0);
+        for (uint32_t b = 1; b < m->maxlen; b++)
+                if (m->blocks[b].kind == JM_DATA && (b <= 31 || b > d))
+                        m->blocks[b].kind = JM_ZERO;
+        for (int i = 0; i < 5; i++)
+                last = jm_transaction(m, 1, false, true, t++, 0);
+        return last;
 }
 
 /*
@@ -690,19 +710,10 @@ static void test_clean_zeros_at_start(void)
 {
         struct jmodel m;
         struct jbd2_report r;
-        uint64_t t = T2027;
-        uint32_t d, last = 0;
+        uint32_t last;
 
         jm_init(&m, 1024, 2048, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 100);
-        while (m.pos < jm_last(&m) - 10)
-                jm_transaction(&m, 1, false, true, t++, 0);
-        d = m.pos;
-        jm_transaction(&m, 40, false, true, t++, 0); /* its data at the log's end and from its start */
-        for (uint32_t b = 1; b < m.maxlen; b++)
-                if (m.blocks[b].kind == JM_DATA && (b <= 31 || b > d))
-                        m.blocks[b].kind = JM_ZERO;
-        for (int i = 0; i < 5; i++)
-                last = jm_transaction(&m, 1, false, true, t++, 0);
+        last = zero_data_around(&m, T2027);
         jm_set_clean(&m, m.next_sequence + 1, 0);
         check_int(walk(&m, &r), 0);
         check_int(r.newest.block, last);
@@ -731,22 +742,13 @@ static void test_unreadable_start_zeros(void)
 {
         struct jmodel m;
         struct jbd2_report r;
-        uint64_t t = T2027;
-        uint32_t start, d, last = 0;
+        uint32_t start, last;
 
         jm_init(&m, 1024, 2048, JM_INCOMPAT_CSUM_V3 | JM_INCOMPAT_64BIT, 0, 100);
         for (int i = 0; i < 300; i++)
-                jm_transaction(&m, 4, false, true, t++, 0);
+                jm_transaction(&m, 4, false, true, T2027 + i, 0);
         start = m.pos;
-        while (m.pos < jm_last(&m) - 10)
-                jm_transaction(&m, 1, false, true, t++, 0);
-        d = m.pos;
-        jm_transaction(&m, 40, false, true, t++, 0); /* its data at the log's end and from its start */
-        for (uint32_t b = 1; b < m.maxlen; b++)
-                if (m.blocks[b].kind == JM_DATA && (b <= 31 || b > d))
-                        m.blocks[b].kind = JM_ZERO;
-        for (int i = 0; i < 5; i++)
-                last = jm_transaction(&m, 1, false, true, t++, 0);
+        last = zero_data_around(&m, T2027 + 300);
         jm_set_dirty(&m, start, 400);
         check_int(walk_budget(&m, start, 1000, &r, NULL), 0);
         check_int(r.newest.block, last);
@@ -779,14 +781,9 @@ static void test_unreadable_headers(void)
         }
         jm_set_dirty(&m, 1000, 1);
         for (uint32_t t = 0; t < 39; t++) {
-                struct mem x = { &m, commits[t], commits[t] + 5 };
-                struct jbd2_source src = {
-                        .read = mem_read, .userdata = &x, .blocksize = 4096, .max_blocks = m.maxlen
-                };
-                struct jbd2_report r = { 0 };
-                const char *reason;
+                struct jbd2_report r;
 
-                check_int(jbd2_find_commit(&src, &window, 1000, &r, &reason), 0);
+                check_int(walk_range(&m, commits[t], commits[t] + 5, 1000, &r, NULL), 0);
                 check_int(r.newest.block, last);
                 met += r.read_errors > 0;
         }
